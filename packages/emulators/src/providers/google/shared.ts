@@ -68,5 +68,8 @@ export function sendGoogleError(
   message: string,
   opts?: Parameters<typeof googleErrorBody>[2],
 ): FastifyReply {
-  return reply.code(status).type('application/json; charset=UTF-8').send(googleErrorBody(status, message, opts));
+  return reply
+    .code(status)
+    .type('application/json; charset=UTF-8')
+    .send(googleErrorBody(status, message, opts));
 }
