@@ -198,7 +198,9 @@ export function registerGoogleOAuthRoutes(app: FastifyInstance, ctx: ProviderCon
     if (!token) {
       return reply.code(400).send({ error: 'invalid_request', error_description: 'Bad Request' });
     }
-    if (!ctx.revokeToken(token)) {
+    // An access token of an already revoked grant is still on file; Google refuses it all the same.
+    const known = authenticateToken(ctx, req, token);
+    if ((!known.ok && known.reason === 'revoked') || !ctx.revokeToken(token)) {
       return reply.code(400).send({ error: 'invalid_token', error_description: 'Token expired or revoked' });
     }
     return reply.code(200).type('application/json; charset=utf-8').send({});
