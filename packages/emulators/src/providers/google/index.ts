@@ -2,7 +2,7 @@ import type { EmulatedUser, EmulatorModule } from '../../core/types.js';
 import { type CalendarData, registerCalendarRoutes, seedCalendar } from './calendar.js';
 import { type DocsData, registerDocsRoutes, seedDocs } from './docs.js';
 import { registerDriveRoutes, seedDrive } from './drive.js';
-import { googleOAuthProfile, sendGoogleAuthError } from './oauth.js';
+import { googleOAuthProfile, registerGoogleOAuthRoutes, sendGoogleAuthError } from './oauth.js';
 import { type DriveFile, sendGoogleError } from './shared.js';
 import { registerSheetsRoutes, type SheetsData, seedSheets } from './sheets.js';
 import { googleUsers } from './users.js';
@@ -49,6 +49,7 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
       if (!data) throw new Error(`no Google data for user ${userId}`);
       return data;
     };
+    registerGoogleOAuthRoutes(app, ctx);
     registerCalendarRoutes(app, ctx, dataOf);
     registerDriveRoutes(app, ctx, dataOf);
     registerSheetsRoutes(app, ctx, dataOf);
