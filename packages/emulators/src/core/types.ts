@@ -53,7 +53,10 @@ export type OAuthErrorKind =
 export interface TokenIssue {
   grant: Grant;
   access: AccessTokenRecord;
-  /** Refresh token to return in this response (undefined: omit the field). */
+  /**
+   * Refresh token newly issued by this response (undefined: none new). On a 'static' refresh it is
+   * undefined; a provider that echoes the unchanged token (HubSpot) returns `grant.refreshToken`.
+   */
   refreshToken?: string;
   grantType: 'authorization_code' | 'refresh_token';
 }
@@ -96,7 +99,9 @@ export interface ProviderContext {
    * Resolves the request's `Authorization: Bearer` token. Never replies; the provider answers
    * a failure in its own error shape.
    */
-  authenticate(req: FastifyRequest): { ok: true; token: AccessTokenRecord; user: EmulatedUser } | { ok: false; reason: AuthFailure };
+  authenticate(
+    req: FastifyRequest,
+  ): { ok: true; token: AccessTokenRecord; user: EmulatedUser } | { ok: false; reason: AuthFailure };
   /** Externally visible base URL of this emulator prefix for this request (for webUrl, downloadUrl, next links). */
   publicBase(req: FastifyRequest): string;
   /** Revokes the grant behind an access or refresh token; false when unknown. */

@@ -1,0 +1,183 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FaultSpec } from './faults.js';
+import type { EmulatorControl } from './host.js';
+import { isEmulatorKey } from './modules.js';
+import type { GrantFilter } from './oauth-store.js';
+import type { EmulatorKey } from './types.js';
+
+class BadRequest extends Error {}
+
+type Body = Record<string, unknown>;
+
+function asBody(value: unknown): Body {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Body) : {};
+}
+
+function optionalString(body: Body, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new BadRequest(`${name} must be a string`);
+  return value;
+}
+
+function requiredString(body: Body, name: string): string {
+  const value = optionalString(body, name);
+  if (!value) throw new BadRequest(`${name} is required`);
+  return value;
+}
+
+function emulatorOf(control: EmulatorControl, body: Body, required: true): EmulatorKey;
+function emulatorOf(control: EmulatorControl, body: Body, required: false): EmulatorKey | undefined;
+function emulatorOf(control: EmulatorControl, body: Body, required: boolean): EmulatorKey | undefined {
+  const value = body.emulator;
+  if (value === undefined && !required) return undefined;
+  if (!isEmulatorKey(value) || !control.emulators().includes(value)) {
+    throw new BadRequest(`emulator must be one of: ${control.emulators().join(', ')}`);
+  }
+  return value;
+}
+
+function filterOf(body: Body): GrantFilter {
+  return { userId: optionalString(body, 'user_id'), clientId: optionalString(body, 'client_id') };
+}
+
+function optionalNumber(body: Body, name: string): number | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new BadRequest(`${name} must be a number`);
+  return value;
+}
+
+function faultOf(control: EmulatorControl, body: Body): FaultSpec {
+  const path = requiredString(body, 'path');
+  try {
+    new RegExp(path);
+  } catch {
+    throw new BadRequest('path must be a valid regular expression');
+  }
+  const headers = body.headers;
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
+    throw new BadRequest('headers must be an object');
+  }
+  const times = optionalNumber(body, 'times');
+  if (times !== undefined && (!Number.isInteger(times) || times < 1)) {
+    throw new BadRequest('times must be a positive integer');
+  }
+  const spec: FaultSpec = {
+    emulator: emulatorOf(control, body, false),
+    method: optionalString(body, 'method'),
+    path,
+    status: optionalNumber(body, 'status'),
+    headers: headers
+      ? Object.fromEntries(Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k, String(v)]))
+      : undefined,
+    body: body.body,
+    latencyMs: optionalNumber(body, 'latency_ms'),
+    drop: body.drop === true,
+    times,
+  };
+  if (spec.status === undefined && !spec.latencyMs && !spec.drop) {
+    throw new BadRequest('a fault needs status, latency_ms or drop');
+  }
+  return spec;
+}
+
+/** The `/_emulator` HTTP API: the same operations as the in-process control handle. */
+export function registerControlRoutes(app: FastifyInstance, control: EmulatorControl): void {
+  app.setErrorHandler((error: FastifyError, _req, reply: FastifyReply) => {
+    // Control errors are the caller's mistakes (unknown user, bad value), hence 400 by default.
+    const status = error instanceof BadRequest ? 400 : (error.statusCode ?? 400);
+    return reply
+      .code(status)
+      .send({ error: status === 400 ? 'invalid_request' : 'error', message: error.message });
+  });
+
+  app.get('/', async () => ({
+    emulators: control.emulators().map((key) => ({ key, users: control.users(key) })),
+  }));
+
+  app.post('/reset', async (req) => {
+    const body = asBody(req.body);
+    control.reset({ clients: body.clients === true });
+    return { ok: true };
+  });
+
+  app.get('/clients', async () =>
+    Object.fromEntries(
+      control
+        .emulators()
+        .map((key) => [
+          key,
+          control.clients(key).map((c) => ({ client_id: c.clientId, redirect_uris: c.redirectUris })),
+        ]),
+    ),
+  );
+
+  app.post('/clients', async (req, reply) => {
+    const body = asBody(req.body);
+    const emulator = emulatorOf(control, body, true);
+    const redirectUris = body.redirect_uris;
+    if (!Array.isArray(redirectUris) || !redirectUris.every((u) => typeof u === 'string')) {
+      throw new BadRequest('redirect_uris must be an array of strings');
+    }
+    const clientId = requiredString(body, 'client_id');
+    control.registerClient(emulator, {
+      clientId,
+      clientSecret: requiredString(body, 'client_secret'),
+      redirectUris: redirectUris as string[],
+    });
+    return reply.code(201).send({ emulator, client_id: clientId, redirect_uris: redirectUris });
+  });
+
+  app.post('/tokens', async (req) => {
+    const body = asBody(req.body);
+    const scopes = body.scopes;
+    if (scopes !== undefined && (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string'))) {
+      throw new BadRequest('scopes must be an array of strings');
+    }
+    return control.issueToken(emulatorOf(control, body, true), {
+      userId: requiredString(body, 'user_id'),
+      clientId: optionalString(body, 'client_id'),
+      scopes: scopes as string[] | undefined,
+    });
+  });
+
+  app.post('/tokens/expire', async (req) => {
+    const body = asBody(req.body);
+    return { expired: control.expireAccessTokens(emulatorOf(control, body, true), filterOf(body)) };
+  });
+
+  app.post('/grants/revoke', async (req) => {
+    const body = asBody(req.body);
+    return { revoked: control.revokeGrants(emulatorOf(control, body, true), filterOf(body)) };
+  });
+
+  app.post('/config', async (req) => {
+    const body = asBody(req.body);
+    const emulator = emulatorOf(control, body, true);
+    if (!('access_token_ttl_seconds' in body)) throw new BadRequest('access_token_ttl_seconds is required');
+    const ttl = body.access_token_ttl_seconds;
+    if (ttl !== null && (typeof ttl !== 'number' || !Number.isFinite(ttl) || ttl < 0)) {
+      throw new BadRequest('access_token_ttl_seconds must be a non-negative number or null');
+    }
+    control.setAccessTokenTtl(emulator, ttl);
+    return { emulator, access_token_ttl_seconds: ttl };
+  });
+
+  app.post('/faults', async (req, reply) => {
+    const id = control.addFault(faultOf(control, asBody(req.body)));
+    return reply.code(201).send({ id });
+  });
+
+  app.delete('/faults', async () => {
+    control.clearFaults();
+    return { ok: true };
+  });
+
+  app.get('/counters', async () => control.counters());
+
+  app.post('/counters/reset', async () => {
+    control.resetCounters();
+    return { ok: true };
+  });
+}

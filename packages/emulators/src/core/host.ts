@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { Counters, type CountersSnapshot } from './counters.js';
+import { type FaultSpec, FaultStore } from './faults.js';
+import { type GrantFilter, OAuthStore } from './oauth-store.js';
+import type {
+  EmulatedUser,
+  EmulatorKey,
+  EmulatorModule,
+  ProviderContext,
+  RegisteredClient,
+} from './types.js';
+
+/** One hosted emulator: its module, OAuth bookkeeping, live state and the context its routes use. */
+export interface ModuleRuntime {
+  module: EmulatorModule;
+  store: OAuthStore;
+  ctx: ProviderContext;
+  state: unknown;
+}
+
+export interface IssueTokenOptions {
+  /** Emulated user id (or email). */
+  userId: string;
+  clientId?: string;
+  scopes?: string[];
+}
+
+export interface IssuedToken {
+  access_token: string;
+  refresh_token?: string;
+  expires_in?: number;
+  user_id: string;
+  client_id: string;
+}
+
+/** The in-process test handle; the `/_emulator` HTTP API is a thin layer over it. */
+export interface EmulatorControl {
+  /** Keys of the emulators this host runs. */
+  emulators(): EmulatorKey[];
+  /** Path prefix of an emulator under the root, e.g. '/notion'. */
+  prefix(key: EmulatorKey): string;
+  registerClient(key: EmulatorKey, client: RegisteredClient): void;
+  clients(key: EmulatorKey): RegisteredClient[];
+  /** Re-seeds state and clears tokens, grants, codes, faults and counters; clients survive unless asked. */
+  reset(opts?: { clients?: boolean }): void;
+  /** Expires matching access tokens now; returns how many. */
+  expireAccessTokens(key: EmulatorKey, filter?: GrantFilter): number;
+  /** Revokes matching grants (refresh fails with invalid_grant, access tokens are refused); returns how many. */
+  revokeGrants(key: EmulatorKey, filter?: GrantFilter): number;
+  /** Lifetime of access tokens issued from now on; null = never expire. */
+  setAccessTokenTtl(key: EmulatorKey, seconds: number | null): void;
+  addFault(spec: FaultSpec): string;
+  clearFaults(): void;
+  counters(): CountersSnapshot;
+  resetCounters(): void;
+  /** The module's live state, for asserting effects. */
+  state<S = unknown>(key: EmulatorKey): S;
+  users(key: EmulatorKey): EmulatedUser[];
+  /** Mints an access token without the browser flow (registers an internal client when needed). */
+  issueToken(key: EmulatorKey, opts: IssueTokenOptions): IssuedToken;
+  /** The OAuth bookkeeping (grants, tokens, codes) of one emulator. */
+  oauth(key: EmulatorKey): OAuthStore;
+}
+
+export interface HostOptions {
+  clock?: () => number;
+  tokenTtlSeconds?: Partial<Record<EmulatorKey, number | null>>;
+}
+
+/** Client used by `issueToken` when the test names none. */
+export const INTERNAL_CLIENT_ID = 'emulator-internal-client';
+
+/** Hosts a set of emulator modules: their state, OAuth stores, faults and counters. */
+export class EmulatorHost {
+  readonly runtimes = new Map<EmulatorKey, ModuleRuntime>();
+  readonly counters = new Counters();
+  readonly faults = new FaultStore();
+  readonly clock: () => number;
+  /** External prefix the emulators are reachable under (for publicBase). */
+  mountPrefix = '';
+  /** Prefix of the hosting Fastify scope, stripped from URLs to get paths within the emulator root. */
+  routePrefix = '';
+  readonly control: EmulatorControl;
+
+  constructor(modules: EmulatorModule[], options: HostOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    for (const module of modules) {
+      if (this.runtimes.has(module.key)) throw new Error(`emulator ${module.key} listed twice`);
+      const ttl =
+        options.tokenTtlSeconds && module.key in options.tokenTtlSeconds
+          ? (options.tokenTtlSeconds[module.key] ?? null)
+          : module.oauth.accessTokenTtlSeconds;
+      const store = new OAuthStore(module.oauth, this.clock, ttl);
+      const runtime: ModuleRuntime = {
+        module,
+        store,
+        ctx: this.createContext(module, store),
+        state: undefined,
+      };
+      runtime.state = module.createState(runtime.ctx);
+      this.runtimes.set(module.key, runtime);
+    }
+    this.control = this.createControl();
+  }
+
+  runtime(key: EmulatorKey): ModuleRuntime {
+    const runtime = this.runtimes.get(key);
+    if (!runtime) throw new Error(`emulator ${key} is not running here`);
+    return runtime;
+  }
+
+  /** Path of a request within the emulator root, e.g. "/notion/v1/users" (no query, no mount prefix). */
+  pathWithinRoot(url: string): string {
+    const path = url.split('?')[0] ?? '/';
+    return this.routePrefix && path.startsWith(this.routePrefix) ? path.slice(this.routePrefix.length) : path;
+  }
+
+  private createContext(module: EmulatorModule, store: OAuthStore): ProviderContext {
+    const host = this;
+    return {
+      key: module.key,
+      users: module.users,
+      clock: this.clock,
+      authenticate(req) {
+        const header = req.headers.authorization;
+        if (header === undefined || header === '') return { ok: false, reason: 'missing' };
+        const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+        if (!match) return { ok: false, reason: 'malformed' };
+        const resolved = store.resolveAccessToken(match[1]!);
+        if (!resolved.ok) return resolved;
+        const user = module.users.find((u) => u.id === resolved.record.userId);
+        if (!user) return { ok: false, reason: 'revoked' };
+        return { ok: true, token: resolved.record, user };
+      },
+      publicBase(req: FastifyRequest) {
+        return `${requestOrigin(req)}${host.mountPrefix}${module.prefix}`;
+      },
+      revokeToken(token) {
+        return store.revokeToken(token);
+      },
+      randomId(bytes = 16) {
+        return randomBytes(bytes).toString('hex');
+      },
+    };
+  }
+
+  private createControl(): EmulatorControl {
+    const host = this;
+    return {
+      emulators: () => [...host.runtimes.keys()],
+      prefix: (key) => host.runtime(key).module.prefix,
+      registerClient(key, client) {
+        if (!client.clientId || !client.clientSecret)
+          throw new Error('clientId and clientSecret are required');
+        host.runtime(key).store.registerClient(client);
+      },
+      clients: (key) => [...host.runtime(key).store.clients.values()],
+      reset(opts = {}) {
+        for (const runtime of host.runtimes.values()) {
+          runtime.store.reset(opts);
+          runtime.state = runtime.module.createState(runtime.ctx);
+        }
+        host.faults.clear();
+        host.counters.reset();
+      },
+      expireAccessTokens: (key, filter) => host.runtime(key).store.expireAccessTokens(filter),
+      revokeGrants: (key, filter) => host.runtime(key).store.revokeGrants(filter),
+      setAccessTokenTtl(key, seconds) {
+        if (seconds !== null && !(Number.isFinite(seconds) && seconds >= 0)) {
+          throw new Error('access token TTL must be a non-negative number of seconds or null');
+        }
+        host.runtime(key).store.ttlSeconds = seconds;
+      },
+      addFault(spec) {
+        if (spec.emulator) host.runtime(spec.emulator);
+        return host.faults.add(spec).id;
+      },
+      clearFaults: () => host.faults.clear(),
+      counters: () => host.counters.snapshot(),
+      resetCounters: () => host.counters.reset(),
+      state: <S>(key: EmulatorKey) => host.runtime(key).state as S,
+      users: (key) => host.runtime(key).module.users,
+      issueToken(key, opts) {
+        const { module, store } = host.runtime(key);
+        const user = module.users.find((u) => u.id === opts.userId || u.email === opts.userId);
+        if (!user) throw new Error(`no ${key} user ${opts.userId}`);
+        const clientId = opts.clientId ?? INTERNAL_CLIENT_ID;
+        if (!store.clients.has(clientId)) {
+          store.registerClient({ clientId, clientSecret: randomBytes(16).toString('hex'), redirectUris: [] });
+        }
+        const grant = store.createGrant(clientId, user.id, opts.scopes ?? []);
+        const access = store.issueAccessToken(grant);
+        const issued: IssuedToken = { access_token: access.token, user_id: user.id, client_id: clientId };
+        if (grant.refreshToken) issued.refresh_token = grant.refreshToken;
+        if (access.expiresAt !== null)
+          issued.expires_in = Math.round((access.expiresAt - host.clock()) / 1000);
+        return issued;
+      },
+      oauth: (key) => host.runtime(key).store,
+    };
+  }
+}
+
+/** Scheme and host as the client saw them (a proxy in front may say so with X-Forwarded-*). */
+export function requestOrigin(req: FastifyRequest): string {
+  const forwardedProto = firstHeader(req.headers['x-forwarded-proto']);
+  const forwardedHost = firstHeader(req.headers['x-forwarded-host']);
+  const proto = forwardedProto ?? req.protocol;
+  const host = forwardedHost ?? req.headers.host ?? `${req.hostname}`;
+  return `${proto}://${host}`;
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  const first = raw?.split(',')[0]?.trim();
+  return first ? first : undefined;
+}

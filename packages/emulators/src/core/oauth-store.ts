@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import type { AccessTokenRecord, AuthFailure, Grant, OAuthProfile, RegisteredClient } from './types.js';
+
+/** An authorization code waiting to be exchanged: single use, bound to everything the consent saw. */
+export interface AuthorizationCode {
+  code: string;
+  clientId: string;
+  redirectUri: string;
+  userId: string;
+  scopes: string[];
+  codeChallenge?: string;
+  codeChallengeMethod?: 'S256' | 'plain';
+  expiresAt: number;
+  used: boolean;
+  /** Grant created by the first exchange, so a replay can be traced to it. */
+  grantId?: string;
+}
+
+/** Which tokens or grants a control operation applies to. */
+export interface GrantFilter {
+  userId?: string;
+  clientId?: string;
+}
+
+export const CODE_LIFETIME_MS = 10 * 60 * 1000;
+
+export function randomToken(bytes = 24): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * The OAuth bookkeeping of one emulator: clients, consents (grants), codes and tokens. Clients
+ * survive a reset (they are configuration); everything else is session state.
+ */
+export class OAuthStore {
+  readonly clients = new Map<string, RegisteredClient>();
+  readonly grants = new Map<string, Grant>();
+  readonly accessTokens = new Map<string, AccessTokenRecord>();
+  /** Refresh token → grant id. Only current refresh tokens are present. */
+  readonly refreshTokens = new Map<string, string>();
+  readonly codes = new Map<string, AuthorizationCode>();
+  /** Access-token lifetime in seconds currently in force; null = never expires. */
+  ttlSeconds: number | null;
+
+  constructor(
+    private readonly profile: OAuthProfile,
+    private readonly clock: () => number,
+    private readonly defaultTtl: number | null,
+  ) {
+    this.ttlSeconds = defaultTtl;
+  }
+
+  reset(opts: { clients?: boolean } = {}): void {
+    this.grants.clear();
+    this.accessTokens.clear();
+    this.refreshTokens.clear();
+    this.codes.clear();
+    this.ttlSeconds = this.defaultTtl;
+    if (opts.clients) this.clients.clear();
+  }
+
+  registerClient(client: RegisteredClient): void {
+    this.clients.set(client.clientId, { ...client, redirectUris: [...client.redirectUris] });
+  }
+
+  createCode(input: Omit<AuthorizationCode, 'code' | 'expiresAt' | 'used'>): AuthorizationCode {
+    const code: AuthorizationCode = {
+      ...input,
+      code: (this.profile.tokenPrefix?.code ?? '') + randomToken(24),
+      expiresAt: this.clock() + CODE_LIFETIME_MS,
+      used: false,
+    };
+    this.codes.set(code.code, code);
+    return code;
+  }
+
+  createGrant(clientId: string, userId: string, scopes: string[]): Grant {
+    const grant: Grant = {
+      id: 'grant_' + randomToken(12),
+      clientId,
+      userId,
+      scopes: [...scopes],
+      revoked: false,
+      createdAt: this.clock(),
+    };
+    if (this.profile.refreshTokens !== 'none') this.setRefreshToken(grant);
+    this.grants.set(grant.id, grant);
+    return grant;
+  }
+
+  /** Gives the grant a fresh refresh token; the previous one stops working at once. */
+  setRefreshToken(grant: Grant): string {
+    if (grant.refreshToken) this.refreshTokens.delete(grant.refreshToken);
+    const token = (this.profile.tokenPrefix?.refresh ?? '') + randomToken(32);
+    grant.refreshToken = token;
+    this.refreshTokens.set(token, grant.id);
+    return token;
+  }
+
+  issueAccessToken(grant: Grant): AccessTokenRecord {
+    const record: AccessTokenRecord = {
+      token: (this.profile.tokenPrefix?.access ?? '') + randomToken(32),
+      grantId: grant.id,
+      clientId: grant.clientId,
+      userId: grant.userId,
+      scopes: [...grant.scopes],
+      expiresAt: this.ttlSeconds === null ? null : this.clock() + this.ttlSeconds * 1000,
+      revoked: false,
+    };
+    this.accessTokens.set(record.token, record);
+    return record;
+  }
+
+  grantForRefreshToken(token: string): Grant | undefined {
+    const grantId = this.refreshTokens.get(token);
+    return grantId ? this.grants.get(grantId) : undefined;
+  }
+
+  resolveAccessToken(
+    token: string,
+  ): { ok: true; record: AccessTokenRecord } | { ok: false; reason: AuthFailure } {
+    const record = this.accessTokens.get(token);
+    if (!record) return { ok: false, reason: 'unknown' };
+    const grant = this.grants.get(record.grantId);
+    if (record.revoked || !grant || grant.revoked) return { ok: false, reason: 'revoked' };
+    if (record.expiresAt !== null && record.expiresAt <= this.clock())
+      return { ok: false, reason: 'expired' };
+    return { ok: true, record };
+  }
+
+  revokeGrant(grant: Grant): void {
+    grant.revoked = true;
+    if (grant.refreshToken) this.refreshTokens.delete(grant.refreshToken);
+    for (const record of this.accessTokens.values()) {
+      if (record.grantId === grant.id) record.revoked = true;
+    }
+  }
+
+  /** Revokes the grant behind an access or refresh token; false when the token is unknown. */
+  revokeToken(token: string): boolean {
+    const grantId = this.accessTokens.get(token)?.grantId ?? this.refreshTokens.get(token);
+    const grant = grantId ? this.grants.get(grantId) : undefined;
+    if (!grant) return false;
+    this.revokeGrant(grant);
+    return true;
+  }
+
+  revokeGrants(filter: GrantFilter = {}): number {
+    let count = 0;
+    for (const grant of this.grants.values()) {
+      if (grant.revoked || !matches(grant, filter)) continue;
+      this.revokeGrant(grant);
+      count++;
+    }
+    return count;
+  }
+
+  /** Makes matching access tokens expired now (also never-expiring ones, so tests can force a refresh). */
+  expireAccessTokens(filter: GrantFilter = {}): number {
+    const now = this.clock();
+    let count = 0;
+    for (const record of this.accessTokens.values()) {
+      if (!matches(record, filter)) continue;
+      if (record.expiresAt === null || record.expiresAt > now) {
+        record.expiresAt = now - 1;
+        count++;
+      }
+    }
+    return count;
+  }
+}
+
+function matches(item: { userId: string; clientId: string }, filter: GrantFilter): boolean {
+  return (
+    (filter.userId === undefined || item.userId === filter.userId) &&
+    (filter.clientId === undefined || item.clientId === filter.clientId)
+  );
+}
