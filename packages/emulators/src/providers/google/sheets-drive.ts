@@ -1,0 +1,54 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DriveFile } from './shared.js';
+
+/**
+ * Native Sheets and Docs files live in the owner's Drive: same id, name = title, native mime
+ * type. Drive is the source of truth for existence and title, so a file deleted or renamed in
+ * Drive is gone or renamed in Sheets/Docs too.
+ */
+
+/** A 44-character id shaped like Google's document ids (`1BxiMVs0XRA5nFMd…`). */
+export function documentIdFrom(seed: string): string {
+  return `1${createHash('sha256').update(seed).digest('base64url').slice(0, 43)}`;
+}
+
+export function randomDocumentId(): string {
+  return `1${randomBytes(33).toString('base64url').slice(0, 43)}`;
+}
+
+export function fileNativeDocument(
+  drive: Map<string, DriveFile>,
+  file: { id: string; name: string; mimeType: string; ownerId: string; now: number },
+): DriveFile {
+  const at = new Date(file.now).toISOString();
+  const entry: DriveFile = {
+    id: file.id,
+    name: file.name,
+    mimeType: file.mimeType,
+    parents: [rootFolderId(drive)],
+    createdTime: at,
+    modifiedTime: at,
+    trashed: false,
+    starred: false,
+    ownerId: file.ownerId,
+  };
+  drive.set(file.id, entry);
+  return entry;
+}
+
+/**
+ * The id Drive files its root-level items under. Drive's seed decides it; reuse whatever parent
+ * its root-level files carry, else the `root` alias Drive accepts everywhere.
+ */
+function rootFolderId(drive: Map<string, DriveFile>): string {
+  for (const f of drive.values()) {
+    const root = f.extra?.rootFolderId;
+    if (typeof root === 'string') return root;
+  }
+  return 'root';
+}
+
+export function touchDriveFile(drive: Map<string, DriveFile>, id: string, now: number): void {
+  const f = drive.get(id);
+  if (f) f.modifiedTime = new Date(now).toISOString();
+}
