@@ -1,0 +1,60 @@
+import type { FastifyError } from 'fastify';
+import type { EmulatorModule } from '../../core/types.js';
+import { sendHubSpotError } from './errors.js';
+import { sendHubSpotAuthError } from './http.js';
+import { hubspotOAuthProfile, registerTokenInfoRoutes, rememberState } from './oauth.js';
+import { registerObjectRoutes } from './objects.js';
+import { registerOwnerRoutes } from './owners.js';
+import { registerPropertyRoutes } from './properties.js';
+import { registerSearchRoute } from './search.js';
+import { seedPortal } from './seed.js';
+import type { HubSpotState } from './store.js';
+import { hubspotUsers } from './users.js';
+
+export type { HubSpotState, Portal } from './store.js';
+export { hubspotUsers } from './users.js';
+
+/** Uploads are not a CRM thing, but imports and big batch bodies can be large. */
+const BODY_LIMIT = 64 * 1024 * 1024;
+
+export const hubspotEmulator: EmulatorModule<HubSpotState> = {
+  key: 'hubspot',
+  prefix: '/hubspot',
+  users: hubspotUsers,
+  oauth: hubspotOAuthProfile,
+  createState() {
+    const portals = new Map(hubspotUsers.map((user, i) => [user.id, seedPortal(user, i)] as const));
+    return { portals, refreshTokens: new Map(), accessTokens: new Map() };
+  },
+  registerRoutes(app, ctx, getState) {
+    rememberState(ctx, getState);
+    // A child scope so HubSpot's error shape for malformed bodies does not leak into the core's routes.
+    app.register(async (scope) => {
+      scope.setErrorHandler((error: FastifyError, _req, reply) => {
+        const status = error.statusCode ?? 500;
+        if (status >= 500) return sendHubSpotError(reply, status, 'INTERNAL_ERROR', 'internal error');
+        return sendHubSpotError(reply, status, 'VALIDATION_ERROR', `Invalid input JSON: ${error.message}`);
+      });
+      const options = { bodyLimit: BODY_LIMIT };
+      scope.addHook('onRoute', (route) => {
+        route.bodyLimit ??= options.bodyLimit;
+      });
+      registerTokenInfoRoutes(scope, ctx, getState);
+      registerOwnerRoutes(scope, ctx, getState);
+      registerPropertyRoutes(scope, ctx, getState);
+      registerSearchRoute(scope, ctx, getState);
+      registerObjectRoutes(scope, ctx, getState);
+    });
+  },
+  sendAuthError(reply, reason) {
+    return sendHubSpotAuthError(reply, reason);
+  },
+  sendNotFound(reply, req) {
+    return sendHubSpotError(
+      reply,
+      404,
+      'OBJECT_NOT_FOUND',
+      `Unable to route ${req.method} ${req.url.split('?')[0]}`,
+    );
+  },
+};
