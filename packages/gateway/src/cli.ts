@@ -1,0 +1,231 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { bootstrapStore } from './auth/bootstrap.js';
+import {
+  createGatewayClient,
+  type IssuedClient,
+  listClients,
+  revokeClient,
+} from './auth/client-credentials.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { parseCreateConnection } from './connections/schemas.js';
+import { ConnectionService } from './connections/service.js';
+import { Problem } from './errors/problem.js';
+import { createGateway, openStore } from './gateway.js';
+import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
+import { rotateSecrets } from './secrets/rotate.js';
+import type { Database } from './store/db.js';
+import { migrate } from './store/migrate.js';
+
+const USAGE = `Usage: portico <command>
+
+  start                         run the gateway (default)
+  migrate                       apply database migrations
+  keys generate                 print a new master key (base64, 32 bytes)
+  keys rotate                   re-seal every stored secret with the first PORTICO_MASTER_KEY key
+  clients create [--name N]     create a gateway client and print its credentials once
+  clients list                  list gateway clients
+  clients revoke <client_id>    revoke a client; its tokens stop working at once
+  connections create --name N --provider P [--client-id ID --client-secret S] [--scopes a,b] [--sandbox]
+  connections list
+  connections get <name>
+  connections delete <name>
+
+Configuration comes from the environment (see README). With the embedded database, stop the
+gateway before running commands that open the store.`;
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+export function printCredentials(
+  client: IssuedClient,
+  envUrl: string,
+  out: NodeJS.WritableStream = process.stdout,
+): void {
+  out.write(
+    [
+      '',
+      'Portico gateway client created. Store these now: the secret is shown only once.',
+      `  client_id:     ${client.client_id}`,
+      `  client_secret: ${client.client_secret}`,
+      `  env_url:       ${envUrl}`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+async function withStore<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openStore(config);
+  try {
+    await migrate(db);
+    const { client } = await bootstrapStore(db);
+    if (client) printCredentials(client, config.publicUrl, process.stderr);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function defaultEnvironmentId(db: Database): Promise<string> {
+  const { environment } = await bootstrapStore(db);
+  return environment.id;
+}
+
+async function start(config: Config): Promise<void> {
+  const gateway = await createGateway(config);
+  const stop = async (signal: string) => {
+    gateway.logger.info({ signal }, 'shutting down');
+    await gateway.close();
+    gateway.logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  const url = await gateway.listen();
+  if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
+  gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      provider: { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      scopes: { type: 'string' },
+      sandbox: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command = 'start', sub, arg] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === 'keys' && sub === 'generate') {
+    process.stdout.write(`${generateMasterKey()}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+
+  switch (`${command} ${sub ?? ''}`.trim()) {
+    case 'start':
+      await start(config);
+      return -1;
+    case 'migrate': {
+      const db = await openStore(config);
+      try {
+        print(await migrate(db));
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'keys rotate': {
+      const { keyring } = await loadKeyring({
+        masterKeys: config.masterKeys,
+        usesPostgres: Boolean(config.databaseUrl),
+        dataDir: config.dataDir,
+      });
+      return withStore(config, async (db) => {
+        const result = await rotateSecrets(db, keyring);
+        print({
+          active_key_id: keyring.activeKeyId,
+          resealed: result.resealed,
+          already_current: result.alreadyCurrent,
+        });
+        return 0;
+      });
+    }
+    case 'clients create':
+      return withStore(config, async (db) => {
+        const client = await createGatewayClient(db, await defaultEnvironmentId(db), values.name ?? 'cli');
+        printCredentials(client, config.publicUrl);
+        return 0;
+      });
+    case 'clients list':
+      return withStore(config, async (db) => {
+        print({ data: await listClients(db) });
+        return 0;
+      });
+    case 'clients revoke':
+      if (!arg) throw new UsageError('clients revoke needs a client_id');
+      return withStore(config, async (db) => {
+        if (!(await revokeClient(db, arg))) throw new UsageError(`no active client ${arg}`);
+        print({ client_id: arg, revoked: true });
+        return 0;
+      });
+    case 'connections create':
+    case 'connections list':
+    case 'connections get':
+    case 'connections delete': {
+      const { keyring } = await loadKeyring({
+        masterKeys: config.masterKeys,
+        usesPostgres: Boolean(config.databaseUrl),
+        dataDir: config.dataDir,
+      });
+      return withStore(config, async (db) => {
+        const service = new ConnectionService({ db, keyring, publicUrl: config.publicUrl });
+        const env = await defaultEnvironmentId(db);
+        if (sub === 'create') {
+          const body = parseCreateConnection({
+            name: values.name,
+            provider: values.provider,
+            ...(values['client-id'] ? { client_id: values['client-id'] } : {}),
+            ...(values['client-secret'] ? { client_secret: values['client-secret'] } : {}),
+            ...(values.scopes !== undefined
+              ? {
+                  scopes: values.scopes
+                    .split(',')
+                    .map((s) => s.trim())
+                    .filter(Boolean),
+                }
+              : {}),
+            ...(values.sandbox ? { sandbox: true } : {}),
+          });
+          print(service.view(await service.create(env, body)));
+        } else if (sub === 'list') {
+          print({ data: (await service.list(env, { page_size: 100 })).rows.map((r) => service.view(r)) });
+        } else {
+          if (!arg) throw new UsageError(`connections ${sub} needs a connection name`);
+          if (sub === 'get') print(service.view(await service.get(env, arg)));
+          else {
+            await service.remove(env, arg);
+            print({ name: arg, deleted: true });
+          }
+        }
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(' ')}"`);
+  }
+}
+
+class UsageError extends Error {}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError || error instanceof MissingMasterKeyError) {
+      process.stderr.write(`${error.message}\n`);
+    } else if (error instanceof Problem) {
+      process.stderr.write(`error (${error.code}): ${error.detail}\n`);
+      for (const e of error.options.errors ?? []) process.stderr.write(`  ${e.path}: ${e.message}\n`);
+    } else if (
+      error instanceof UsageError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    } else {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    }
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  },
+);

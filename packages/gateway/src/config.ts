@@ -1,0 +1,127 @@
+import path from 'node:path';
+
+/**
+ * Service configuration, read once from the environment. Every bad value is reported together,
+ * each with the variable's name and what to change, so a misconfigured start fails in one go.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  masterKeys: string | undefined;
+  logLevel: LogLevel;
+  /** Lifetime of gateway access tokens issued by POST /oauth/token. */
+  accessTokenTtlSeconds: number;
+  /** Largest accepted JSON/form request body. */
+  bodyLimitBytes: number;
+  /** How long in-flight requests may take to finish on shutdown. */
+  shutdownGraceMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** One row per variable: the README's configuration table is written from the same facts. */
+export const CONFIG_VARIABLES = {
+  PORTICO_PORT: 'TCP port to listen on (0–65535). Default 8080.',
+  PORTICO_HOST: 'Interface to bind. Default 0.0.0.0.',
+  PORTICO_PUBLIC_URL: 'URL where applications and browsers reach Portico. Default http://localhost:8080.',
+  PORTICO_DATA_DIR: 'Directory of the embedded database and generated key. Default ./.portico.',
+  DATABASE_URL: 'postgres:// URL; when set, PostgreSQL is used instead of the embedded database.',
+  PORTICO_MASTER_KEY: 'Comma-separated base64 32-byte keys; the first seals, all open.',
+  PORTICO_LOG_LEVEL: `One of ${LOG_LEVELS.join(', ')}. Default info.`,
+  PORTICO_ACCESS_TOKEN_TTL: 'Lifetime of gateway access tokens in seconds (60–86400). Default 3600.',
+  PORTICO_BODY_LIMIT: 'Largest JSON request body in bytes. Default 1048576.',
+  PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
+} as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const int = (name: keyof typeof CONFIG_VARIABLES, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw.trim())) {
+      problems.push(
+        `${name}="${raw}" is not a whole number; set it to an integer between ${min} and ${max}.`,
+      );
+      return fallback;
+    }
+    const value = Number(raw.trim());
+    if (value < min || value > max) {
+      problems.push(`${name}=${value} is out of range; set it between ${min} and ${max}.`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = int('PORTICO_PORT', 8080, 0, 65535);
+  const accessTokenTtlSeconds = int('PORTICO_ACCESS_TOKEN_TTL', 3600, 60, 86400);
+  const bodyLimitBytes = int('PORTICO_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
+  const shutdownGraceMs = int('PORTICO_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000);
+
+  let publicUrl = env.PORTICO_PUBLIC_URL?.trim() || `http://localhost:${port || 8080}`;
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    if (url.search || url.hash || url.username || url.password) throw new Error('extras');
+    publicUrl = url.toString().replace(/\/+$/, '');
+  } catch {
+    problems.push(
+      `PORTICO_PUBLIC_URL="${publicUrl}" is not an absolute http(s) URL without query, fragment or credentials; e.g. https://portico.example.com.`,
+    );
+  }
+
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl) {
+    try {
+      const url = new URL(databaseUrl);
+      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('scheme');
+    } catch {
+      problems.push(
+        'DATABASE_URL is not a postgres:// or postgresql:// URL; unset it to use the embedded database.',
+      );
+    }
+  }
+
+  const logLevel = (env.PORTICO_LOG_LEVEL?.trim() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`PORTICO_LOG_LEVEL="${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}.`);
+  }
+
+  const masterKeys = env.PORTICO_MASTER_KEY?.trim() || undefined;
+  if (masterKeys) {
+    masterKeys.split(',').forEach((key, index) => {
+      const bytes = Buffer.from(key.trim(), 'base64');
+      if (bytes.length !== 32 || !/^[A-Za-z0-9+/_-]+=*$/.test(key.trim())) {
+        problems.push(
+          `PORTICO_MASTER_KEY key #${index + 1} is not 32 bytes of base64; generate one with: openssl rand -base64 32`,
+        );
+      }
+    });
+  }
+
+  if (problems.length) throw new ConfigError(problems);
+
+  return {
+    port,
+    host: env.PORTICO_HOST?.trim() || '0.0.0.0',
+    publicUrl,
+    dataDir: path.resolve(env.PORTICO_DATA_DIR?.trim() || '.portico'),
+    databaseUrl,
+    masterKeys,
+    logLevel,
+    accessTokenTtlSeconds,
+    bodyLimitBytes,
+    shutdownGraceMs,
+  };
+}

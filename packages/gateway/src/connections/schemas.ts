@@ -1,0 +1,73 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { PROVIDER_KEYS } from '../providers/catalog.js';
+import { compileValidator } from '../validation/validator.js';
+
+const name = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
+  description: '1–64 letters, digits, ".", "_" or "-", starting with a letter or digit (e.g. notion-prod)',
+});
+const scopes = Type.Array(
+  Type.String({ minLength: 1, maxLength: 512, pattern: '^\\S+$', description: 'a scope without spaces' }),
+  {
+    maxItems: 100,
+    uniqueItems: true,
+  },
+);
+const clientId = Type.String({ minLength: 1, maxLength: 512 });
+const clientSecret = Type.String({ minLength: 1, maxLength: 4096 });
+
+export const CreateConnectionBody = Type.Object(
+  {
+    name,
+    provider: Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k))),
+    client_id: Type.Optional(clientId),
+    client_secret: Type.Optional(clientSecret),
+    scopes: Type.Optional(scopes),
+    sandbox: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateConnectionBody = Static<typeof CreateConnectionBody>;
+
+export const UpdateConnectionBody = Type.Object(
+  {
+    client_id: Type.Optional(clientId),
+    client_secret: Type.Optional(clientSecret),
+    scopes: Type.Optional(scopes),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateConnectionBody = Static<typeof UpdateConnectionBody>;
+
+export const ConnectionView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  provider: Type.String(),
+  client_id: Type.String(),
+  scopes: Type.Array(Type.String()),
+  redirect_uri: Type.String(),
+  sandbox: Type.Boolean(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type ConnectionView = Static<typeof ConnectionView>;
+
+export const ListConnectionsQuery = Type.Object(
+  {
+    provider: Type.Optional(Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k)))),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    page_token: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+export type ListConnectionsQuery = Static<typeof ListConnectionsQuery>;
+
+/** Validators for callers outside HTTP (the CLI); routes validate through their declared schemas. */
+export const parseCreateConnection = compileValidator<CreateConnectionBody>(
+  CreateConnectionBody,
+  'The connection',
+);
+export const parseUpdateConnection = compileValidator<UpdateConnectionBody>(
+  UpdateConnectionBody,
+  'The connection update',
+);

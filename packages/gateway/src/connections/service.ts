@@ -1,0 +1,154 @@
+import { Problem } from '../errors/problem.js';
+import { getProvider } from '../providers/catalog.js';
+import type { Keyring } from '../secrets/keyring.js';
+import {
+  type ConnectionRow,
+  deleteConnection,
+  findConnectionByName,
+  insertConnection,
+  listConnections,
+  updateConnection,
+} from '../store/connections.js';
+import type { Database } from '../store/db.js';
+import { newId, randomBase62 } from '../store/ids.js';
+import type {
+  ConnectionView,
+  CreateConnectionBody,
+  ListConnectionsQuery,
+  UpdateConnectionBody,
+} from './schemas.js';
+
+const SECRET_COLUMN = { table: 'connections', column: 'client_secret' } as const;
+
+export interface ConnectionsDeps {
+  db: Database;
+  keyring: Keyring;
+  publicUrl: string;
+}
+
+/**
+ * Connections: an operator's OAuth client for one provider. The client secret is sealed before it
+ * reaches the store and never leaves the service again except to the provider's token endpoint.
+ */
+export class ConnectionService {
+  constructor(private readonly deps: ConnectionsDeps) {}
+
+  redirectUri(connectionId: string): string {
+    return `${this.deps.publicUrl}/sso/v1/oauth/${connectionId}/callback`;
+  }
+
+  view(row: ConnectionRow): ConnectionView {
+    return {
+      id: row.id,
+      name: row.name,
+      provider: row.provider,
+      client_id: row.client_id,
+      scopes: row.scopes,
+      redirect_uri: this.redirectUri(row.id),
+      sandbox: row.sandbox,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+
+  /** `body` has passed the CreateConnectionBody schema (route schema or `parseCreateConnection`). */
+  async create(environmentId: string, body: CreateConnectionBody): Promise<ConnectionRow> {
+    const sandbox = body.sandbox ?? false;
+    let clientId = body.client_id;
+    let clientSecret = body.client_secret;
+    if (sandbox) {
+      // Sandbox connections talk to the built-in emulators, which accept generated credentials.
+      clientId ??= `sandbox-${randomBase62(16)}`;
+      clientSecret ??= randomBase62(32);
+    } else if (!clientId || !clientSecret) {
+      const missing = [!clientId && 'client_id', !clientSecret && 'client_secret'].filter(
+        Boolean,
+      ) as string[];
+      throw new Problem(
+        'invalid_input',
+        `The connection is invalid: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required unless "sandbox" is true; copy them from the OAuth app you registered at ${getProvider(body.provider).displayName}.`,
+        { errors: missing.map((m) => ({ path: `/${m}`, message: 'is required unless sandbox is true' })) },
+      );
+    }
+    const id = newId('conn');
+    const row = await insertConnection(this.deps.db, {
+      id,
+      environment_id: environmentId,
+      name: body.name,
+      provider: body.provider,
+      client_id: clientId!,
+      client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
+      scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
+      sandbox,
+    });
+    if (!row) {
+      throw new Problem(
+        'connection_exists',
+        `A connection named "${body.name}" already exists; choose another name or PATCH /api/v1/connections/${body.name}.`,
+      );
+    }
+    return row;
+  }
+
+  async get(environmentId: string, name: string): Promise<ConnectionRow> {
+    const row = await findConnectionByName(this.deps.db, environmentId, name);
+    if (!row) {
+      throw new Problem(
+        'connection_not_found',
+        `No connection is named "${name}"; list them with GET /api/v1/connections or create one with POST /api/v1/connections.`,
+      );
+    }
+    return row;
+  }
+
+  async list(
+    environmentId: string,
+    query: ListConnectionsQuery,
+  ): Promise<{ rows: ConnectionRow[]; nextPageToken: string | null }> {
+    const limit = query.page_size ?? 50;
+    const after = query.page_token ? decodePageToken(query.page_token) : undefined;
+    const rows = await listConnections(this.deps.db, environmentId, {
+      ...(query.provider ? { provider: query.provider } : {}),
+      ...(after ? { after } : {}),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      rows: page,
+      nextPageToken: rows.length > limit ? Buffer.from(page.at(-1)!.name).toString('base64url') : null,
+    };
+  }
+
+  async update(environmentId: string, name: string, body: UpdateConnectionBody): Promise<ConnectionRow> {
+    const row = await this.get(environmentId, name);
+    const updated = await updateConnection(this.deps.db, row.id, {
+      ...(body.client_id ? { client_id: body.client_id } : {}),
+      ...(body.client_secret
+        ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
+        : {}),
+      ...(body.scopes ? { scopes: body.scopes } : {}),
+    });
+    if (!updated) return this.get(environmentId, name);
+    return updated;
+  }
+
+  async remove(environmentId: string, name: string): Promise<void> {
+    const row = await this.get(environmentId, name);
+    await deleteConnection(this.deps.db, row.id);
+  }
+
+  /** The plaintext client secret, for the token endpoint call only. */
+  clientSecret(row: ConnectionRow): string {
+    return this.deps.keyring.open(row.client_secret, { ...SECRET_COLUMN, rowId: row.id });
+  }
+}
+
+function decodePageToken(token: string): string {
+  const value = Buffer.from(token, 'base64url').toString('utf8');
+  if (!value)
+    throw new Problem(
+      'invalid_input',
+      'page_token is not a token this API returned; omit it to start from the first page.',
+    );
+  return value;
+}

@@ -1,0 +1,123 @@
+/**
+ * The one place where Portico's error codes live. Every error response is RFC 9457
+ * `application/problem+json`, built from a `Problem` thrown anywhere in the service.
+ */
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+interface CodeInfo {
+  status: number;
+  title: string;
+  retryable?: boolean;
+}
+
+export const ERROR_CODES = {
+  invalid_input: { status: 400, title: 'Invalid input' },
+  invalid_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_path: { status: 400, title: 'Invalid proxy path' },
+  missing_header: { status: 400, title: 'Missing required header' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  invalid_client: { status: 401, title: 'Invalid client credentials' },
+  unsupported_grant_type: { status: 400, title: 'Unsupported grant type' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  connection_not_found: { status: 404, title: 'Connection not found' },
+  connection_exists: { status: 409, title: 'Connection already exists' },
+  unknown_provider: { status: 400, title: 'Unknown provider' },
+  account_not_found: { status: 404, title: 'Connected account not found' },
+  account_not_active: { status: 409, title: 'Connected account is not active' },
+  ambiguous_account: { status: 409, title: 'Several connected accounts match' },
+  unknown_tool: { status: 404, title: 'Unknown tool' },
+  execution_not_found: { status: 404, title: 'Execution not found' },
+  link_invalid: { status: 400, title: 'Authorization link is invalid, used or expired' },
+  rate_limited: { status: 429, title: 'Too many requests', retryable: true },
+  upstream_unauthorized: { status: 502, title: 'Provider rejected the credential' },
+  upstream_not_found: { status: 404, title: 'Provider could not find the resource' },
+  upstream_validation: { status: 400, title: 'Provider rejected the request' },
+  upstream_conflict: { status: 409, title: 'Provider reported a conflict' },
+  upstream_forbidden: { status: 403, title: 'Provider refused the operation' },
+  upstream_rate_limited: { status: 429, title: 'Provider rate limit reached', retryable: true },
+  upstream_error: { status: 502, title: 'Provider error', retryable: true },
+  upstream_timeout: { status: 504, title: 'Provider timed out', retryable: true },
+  upstream_unavailable: { status: 503, title: 'Provider unreachable', retryable: true },
+  service_unavailable: { status: 503, title: 'Service unavailable', retryable: true },
+  internal_error: { status: 500, title: 'Internal error', retryable: true },
+} as const satisfies Record<string, CodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** JSON path of the offending field, e.g. `/tool_input/page_size`. */
+  path: string;
+  message: string;
+}
+
+export interface ProblemOptions {
+  errors?: FieldError[];
+  retryable?: boolean;
+  retryAfterMs?: number;
+  upstream?: { status: number; body: unknown };
+  /** Overrides the code's default HTTP status (e.g. an upstream 4xx passed through as is). */
+  status?: number;
+  headers?: Record<string, string>;
+  /** Extra members of the problem body (e.g. `authorization_link`). */
+  extensions?: Record<string, unknown>;
+}
+
+export class Problem extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly detail: string;
+  readonly options: ProblemOptions;
+
+  constructor(code: ErrorCode, detail: string, options: ProblemOptions = {}) {
+    super(detail);
+    this.name = 'Problem';
+    this.code = code;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.detail = detail;
+    this.options = options;
+  }
+
+  toBody(requestId: string): ProblemBody {
+    const info: CodeInfo = ERROR_CODES[this.code];
+    const body: ProblemBody = {
+      type: problemType(this.code),
+      title: info.title,
+      status: this.status,
+      code: this.code,
+      detail: this.detail,
+      request_id: requestId,
+      retryable: this.options.retryable ?? info.retryable ?? false,
+    };
+    if (this.options.errors?.length) body.errors = this.options.errors;
+    if (this.options.retryAfterMs !== undefined) body.retry_after_ms = this.options.retryAfterMs;
+    if (this.options.upstream) body.upstream = this.options.upstream;
+    return { ...body, ...this.options.extensions };
+  }
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  request_id: string;
+  retryable: boolean;
+  errors?: FieldError[];
+  retry_after_ms?: number;
+  upstream?: { status: number; body: unknown };
+  [extension: string]: unknown;
+}
+
+export function problemType(code: ErrorCode): string {
+  return `https://portico.dev/problems/${code.replaceAll('_', '-')}`;
+}
+
+export function invalidInput(detail: string, errors?: FieldError[]): Problem {
+  return new Problem('invalid_input', detail, errors ? { errors } : {});
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { AccessTokenIssuer } from '../auth/access-tokens.js';
+import type { ConnectionService } from '../connections/service.js';
+import type { Database } from '../store/db.js';
+import { bodyAjv, queryAjv } from '../validation/validator.js';
+import { bearerAuthentication } from './authenticate.js';
+import { registerProblemHandlers } from './errors.js';
+import { connectionRoutes } from './routes/connections.js';
+import { healthRoutes } from './routes/health.js';
+import { tokenRoutes } from './routes/token.js';
+
+export interface AppServices {
+  db: Database;
+  tokens: AccessTokenIssuer;
+  connections: ConnectionService;
+}
+
+export interface AppOptions {
+  logger: Logger;
+  bodyLimitBytes: number;
+  services: AppServices;
+}
+
+/**
+ * One line per request, written when it completes. Only the path is logged: query strings carry
+ * OAuth codes and states, which are secrets.
+ */
+class RequestLogController extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: req.method,
+      path: req.url.split('?')[0],
+      status: reply.statusCode,
+      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP application; routes stay thin and call the services. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes,
+    // A caller's request id is kept (so logs correlate across services); otherwise one is made.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+    },
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  });
+
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+  );
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  registerProblemHandlers(app);
+  await app.register(formbody);
+
+  await app.register(healthRoutes, { db: services.db });
+  await app.register(tokenRoutes, { db: services.db, tokens: services.tokens });
+  await app.register(
+    async (api) => {
+      api.addHook('onRequest', bearerAuthentication(services.tokens, services.db));
+      await api.register(connectionRoutes, { connections: services.connections });
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
+import { summarize, toFieldErrors } from '../validation/validator.js';
+
+/** Sends a Problem as `application/problem+json`, with its headers. */
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
+  if (problem.options.retryAfterMs !== undefined && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(Math.ceil(problem.options.retryAfterMs / 1000)));
+  }
+  return reply
+    .code(problem.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problem.toBody(String(reply.request.id)));
+}
+
+/** Maps whatever was thrown to a Problem; unknown errors become an opaque 500. */
+export function toProblem(error: unknown, req: FastifyRequest): Problem {
+  if (error instanceof Problem) return error;
+  const e = error as FastifyError & { validationContext?: string };
+  if (e.validation) {
+    const where =
+      e.validationContext === 'querystring'
+        ? 'The query string'
+        : e.validationContext === 'params'
+          ? 'The URL'
+          : 'The request body';
+    const errors = toFieldErrors(e.validation as never);
+    return new Problem('invalid_input', summarize(errors, where), { errors });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new Problem(
+        'invalid_json',
+        `The body is not valid JSON (${e.message}); send a JSON object with Content-Type: application/json.`,
+      );
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem(
+        'payload_too_large',
+        `The body is larger than the ${req.routeOptions.bodyLimit ?? 'allowed'} bytes this route accepts; send a smaller body.`,
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new Problem(
+        'unsupported_media_type',
+        `Content-Type "${req.headers['content-type'] ?? ''}" is not accepted here; send application/json.`,
+      );
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new Problem('invalid_input', 'Content-Length does not match the body that was sent.');
+  }
+  if (e instanceof SyntaxError && (e as { statusCode?: number }).statusCode === 400) {
+    return new Problem('invalid_json', `The body is not valid JSON (${e.message}); send a JSON object.`);
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new Problem('invalid_input', `The request could not be read: ${e.message}.`, {
+      status: e.statusCode,
+    });
+  }
+  return new Problem(
+    'internal_error',
+    `An unexpected error occurred; retry, and report request id ${String(req.id)} if it persists.`,
+  );
+}
+
+/** Every error and every unknown route answers in problem+json. */
+export function registerProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, req, reply) => {
+    const problem = toProblem(error, req);
+    if (problem.status >= 500 && problem.code === 'internal_error') {
+      req.log.error({ err: error }, 'unhandled error');
+    } else {
+      req.log.info({ code: problem.code, status: problem.status }, 'request failed');
+    }
+    return sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(
+      reply,
+      new Problem(
+        'not_found',
+        `No route ${req.method} ${req.url.split('?')[0]}; the API lives under /api/v1 (see GET /api/v1/tools and the README).`,
+      ),
+    ),
+  );
+}

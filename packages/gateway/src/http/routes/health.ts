@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { Problem } from '../../errors/problem.js';
+import type { Database } from '../../store/db.js';
+
+const READY_TIMEOUT_MS = 2_000;
+
+export async function healthRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { logLevel: 'warn' }, async () => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        opts.db.ping(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);
+        }),
+      ]);
+    } catch {
+      throw new Problem(
+        'service_unavailable',
+        'The database is not reachable; check DATABASE_URL and the database server.',
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    return { status: 'ready', database: opts.db.kind };
+  });
+}

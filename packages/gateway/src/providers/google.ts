@@ -1,0 +1,17 @@
+import type { ProviderDefinition } from './types.js';
+
+/** Google's OAuth facts, shared by the four Google APIs. */
+export const googleOAuth: ProviderDefinition['oauth'] = {
+  authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+  tokenUrl: 'https://oauth2.googleapis.com/token',
+  revokeUrl: 'https://oauth2.googleapis.com/revoke',
+  tokenRequest: 'form_post',
+  pkce: true,
+  scopeSeparator: ' ',
+  defaultScopes: [],
+  requiredScopes: [],
+  // offline + consent is what makes Google return a refresh token on every authorization.
+  extraAuthorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+  refreshRotates: false,
+  refreshMarginSeconds: 300,
+};

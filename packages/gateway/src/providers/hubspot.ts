@@ -1,0 +1,32 @@
+import type { ProviderDefinition } from './types.js';
+
+export const hubspot: ProviderDefinition = {
+  key: 'hubspot',
+  displayName: 'HubSpot',
+  kind: 'CRM',
+  toolPrefix: 'crm',
+  oauth: {
+    authorizeUrl: 'https://app.hubspot.com/oauth/authorize',
+    tokenUrl: 'https://api.hubapi.com/oauth/v1/token',
+    tokenRequest: 'form_post',
+    pkce: false,
+    scopeSeparator: ' ',
+    defaultScopes: [
+      'oauth',
+      'crm.objects.contacts.read',
+      'crm.objects.contacts.write',
+      'crm.objects.companies.read',
+      'crm.objects.companies.write',
+      'crm.objects.deals.read',
+      'crm.objects.deals.write',
+      'crm.objects.owners.read',
+    ],
+    requiredScopes: [],
+    extraAuthorizeParams: {},
+    refreshRotates: false,
+    // Access tokens live 30 minutes; refresh with a comfortable margin.
+    refreshMarginSeconds: 300,
+  },
+  api: { baseUrl: 'https://api.hubapi.com', defaultHeaders: {}, pathRewrites: [] },
+  emulator: 'hubspot',
+};

@@ -1,0 +1,27 @@
+import type { ProviderDefinition } from './types.js';
+
+export const notion: ProviderDefinition = {
+  key: 'notion',
+  displayName: 'Notion',
+  kind: 'Workspace pages',
+  toolPrefix: 'notes',
+  oauth: {
+    authorizeUrl: 'https://api.notion.com/v1/oauth/authorize',
+    tokenUrl: 'https://api.notion.com/v1/oauth/token',
+    revokeUrl: 'https://api.notion.com/v1/oauth/revoke',
+    tokenRequest: 'basic_json',
+    pkce: false,
+    scopeSeparator: ' ',
+    defaultScopes: [],
+    requiredScopes: [],
+    extraAuthorizeParams: { owner: 'user' },
+    refreshRotates: true,
+    refreshMarginSeconds: 300,
+  },
+  api: {
+    baseUrl: 'https://api.notion.com',
+    defaultHeaders: { 'notion-version': '2022-06-28' },
+    pathRewrites: [],
+  },
+  emulator: 'notion',
+};

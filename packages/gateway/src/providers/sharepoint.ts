@@ -1,0 +1,22 @@
+import type { ProviderDefinition } from './types.js';
+
+export const sharepoint: ProviderDefinition = {
+  key: 'sharepoint',
+  displayName: 'SharePoint (Microsoft Graph)',
+  kind: 'Site library',
+  oauth: {
+    authorizeUrl: 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+    tokenUrl: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+    tokenRequest: 'form_post',
+    pkce: true,
+    scopeSeparator: ' ',
+    defaultScopes: ['User.Read', 'Sites.ReadWrite.All', 'Files.ReadWrite.All'],
+    // Without offline_access Microsoft issues no refresh token.
+    requiredScopes: ['offline_access'],
+    extraAuthorizeParams: { response_mode: 'query' },
+    refreshRotates: true,
+    refreshMarginSeconds: 300,
+  },
+  api: { baseUrl: 'https://graph.microsoft.com', defaultHeaders: {}, pathRewrites: [] },
+  emulator: 'microsoft',
+};

@@ -1,0 +1,52 @@
+/** The facts Portico needs about one provider. Everything provider-specific lives in these files. */
+export interface ProviderDefinition {
+  key: ProviderKey;
+  displayName: string;
+  /** What the specification calls this kind of provider. */
+  kind: string;
+  /** Tool name prefix (`notes`, `calendar`…); undefined for proxy-only providers. */
+  toolPrefix?: string;
+  oauth: {
+    authorizeUrl: string;
+    tokenUrl: string;
+    /** RFC 7009-style revocation endpoint, where the provider has one. */
+    revokeUrl?: string;
+    /** How the token endpoint authenticates the client and encodes its body. */
+    tokenRequest: 'basic_json' | 'form_post';
+    pkce: boolean;
+    scopeSeparator: ' ' | ',';
+    /** Scopes a connection gets when it names none. */
+    defaultScopes: string[];
+    /** Scopes added to every authorization request (e.g. what yields a refresh token). */
+    requiredScopes: string[];
+    extraAuthorizeParams: Record<string, string>;
+    /** True when every refresh returns a new refresh token and retires the old one. */
+    refreshRotates: boolean;
+    /** Refresh this long before the access token's expiry. */
+    refreshMarginSeconds: number;
+  };
+  api: {
+    baseUrl: string;
+    /** Headers every request carries unless the caller sets them. */
+    defaultHeaders: Record<string, string>;
+    /**
+     * Proxy path prefixes of the specification that differ from the provider's real layout,
+     * rewritten before forwarding (first match wins).
+     */
+    pathRewrites: Array<{ from: string; to: string }>;
+  };
+  /** The emulator (in packages/emulators) that plays this provider in sandbox mode. */
+  emulator: 'notion' | 'google' | 'hubspot' | 'microsoft';
+}
+
+export const PROVIDER_KEYS = [
+  'notion',
+  'google_calendar',
+  'google_drive',
+  'google_sheets',
+  'google_docs',
+  'hubspot',
+  'sharepoint',
+] as const;
+
+export type ProviderKey = (typeof PROVIDER_KEYS)[number];

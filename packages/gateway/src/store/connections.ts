@@ -1,0 +1,91 @@
+import type { ProviderKey } from '../providers/catalog.js';
+import type { Queryable } from './db.js';
+
+/** A connection row as stored; `client_secret` is sealed. */
+export interface ConnectionRow {
+  id: string;
+  environment_id: string;
+  name: string;
+  provider: ProviderKey;
+  client_id: string;
+  client_secret: string;
+  scopes: string[];
+  sandbox: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export async function insertConnection(
+  db: Queryable,
+  row: Omit<ConnectionRow, 'created_at' | 'updated_at'>,
+): Promise<ConnectionRow | undefined> {
+  const rows = await db.query<ConnectionRow>(
+    `INSERT INTO connections (id, environment_id, name, provider, client_id, client_secret, scopes, sandbox)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (environment_id, name) DO NOTHING
+     RETURNING *`,
+    [
+      row.id,
+      row.environment_id,
+      row.name,
+      row.provider,
+      row.client_id,
+      row.client_secret,
+      row.scopes,
+      row.sandbox,
+    ],
+  );
+  return rows[0];
+}
+
+export async function findConnectionByName(
+  db: Queryable,
+  environmentId: string,
+  name: string,
+): Promise<ConnectionRow | undefined> {
+  const rows = await db.query<ConnectionRow>(
+    'SELECT * FROM connections WHERE environment_id = $1 AND name = $2',
+    [environmentId, name],
+  );
+  return rows[0];
+}
+
+export async function findConnectionById(db: Queryable, id: string): Promise<ConnectionRow | undefined> {
+  const rows = await db.query<ConnectionRow>('SELECT * FROM connections WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export async function listConnections(
+  db: Queryable,
+  environmentId: string,
+  opts: { provider?: string; after?: string; limit: number },
+): Promise<ConnectionRow[]> {
+  return db.query<ConnectionRow>(
+    `SELECT * FROM connections
+     WHERE environment_id = $1 AND ($2::text IS NULL OR provider = $2) AND ($3::text IS NULL OR name > $3)
+     ORDER BY name LIMIT $4`,
+    [environmentId, opts.provider ?? null, opts.after ?? null, opts.limit],
+  );
+}
+
+export async function updateConnection(
+  db: Queryable,
+  id: string,
+  changes: Partial<Pick<ConnectionRow, 'client_id' | 'client_secret' | 'scopes'>>,
+): Promise<ConnectionRow | undefined> {
+  const rows = await db.query<ConnectionRow>(
+    `UPDATE connections SET
+       client_id = COALESCE($2, client_id),
+       client_secret = COALESCE($3, client_secret),
+       scopes = COALESCE($4, scopes),
+       updated_at = now()
+     WHERE id = $1 RETURNING *`,
+    [id, changes.client_id ?? null, changes.client_secret ?? null, changes.scopes ?? null],
+  );
+  return rows[0];
+}
+
+export async function deleteConnection(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query('DELETE FROM connections WHERE id = $1 RETURNING id', [id]);
+  return rows.length > 0;
+}

@@ -1,0 +1,22 @@
+import { randomBytes } from 'node:crypto';
+
+/** Prefixes say what an id names, so a misplaced id is obvious in logs and errors. */
+export type IdPrefix = 'env' | 'cli' | 'conn' | 'ca' | 'areq' | 'exec';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Random base62 text; rejection sampling keeps every character equally likely. */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** A prefixed random id with 131 bits of entropy, e.g. `conn_4fQ…`. */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase62(22)}`;
+}

@@ -1,0 +1,391 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccessTokenIssuer } from '../src/auth/access-tokens.js';
+import { revokeClient } from '../src/auth/client-credentials.js';
+import { BACKENDS } from './helpers/backends.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+const PROBLEM = 'application/problem+json';
+
+describe.each(BACKENDS)('gateway API on $name', (backend) => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe('health', () => {
+    it('answers /healthz and /readyz', async () => {
+      expect(await (await fetch(`${t.url}/healthz`)).json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${t.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ready', database: backend.name });
+    });
+  });
+
+  describe('gateway credentials', () => {
+    it('issues a bearer token for form-encoded credentials, ignoring any Authorization header', async () => {
+      const res = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic Zm9vOmJhcg==' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: t.clientId,
+          client_secret: t.clientSecret,
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+      const api = await t.api('/api/v1/connections', { token: body.access_token as string });
+      expect(api.status).toBe(200);
+    });
+
+    it('issues a token for JSON credentials', async () => {
+      const res = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: t.clientId,
+          client_secret: t.clientSecret,
+        }),
+      });
+      expect(res.status).toBe(200);
+    });
+
+    it('refuses a wrong secret, an unknown client and credentials only in the Authorization header', async () => {
+      for (const body of [
+        { grant_type: 'client_credentials', client_id: t.clientId, client_secret: `${t.clientSecret}x` },
+        { grant_type: 'client_credentials', client_id: 'cli_unknown', client_secret: t.clientSecret },
+      ]) {
+        const res = await fetch(`${t.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('content-type')).toContain(PROBLEM);
+        expect(await res.json()).toMatchObject({ code: 'invalid_client', error: 'invalid_client' });
+      }
+      const basicOnly = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`,
+        },
+        body: 'grant_type=client_credentials',
+      });
+      expect(basicOnly.status).toBe(400);
+      expect(await basicOnly.json()).toMatchObject({
+        code: 'invalid_input',
+        errors: [
+          { path: '/client_id', message: 'is required' },
+          { path: '/client_secret', message: 'is required' },
+        ],
+      });
+    });
+
+    it('refuses other grant types', async () => {
+      const res = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'password',
+          client_id: t.clientId,
+          client_secret: t.clientSecret,
+        }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        code: 'unsupported_grant_type',
+        error: 'unsupported_grant_type',
+      });
+    });
+
+    it('guards /api/v1 with a bearer challenge', async () => {
+      for (const token of [null, 'not-a-jwt', `${await t.token()}x`]) {
+        const res = await t.api('/api/v1/connections', { token });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="portico", error="invalid_token"/);
+        expect(res.headers.get('content-type')).toContain(PROBLEM);
+        expect(await res.json()).toMatchObject({ code: 'unauthenticated', status: 401 });
+      }
+    });
+
+    it('refuses an expired token and one signed with another key', async () => {
+      const shortLived = new AccessTokenIssuer(t.gateway.keyring, t.gateway.config.publicUrl, 1);
+      const { access_token } = await shortLived.issue({ clientId: t.clientId, environmentId: 'env_x' });
+      await new Promise((r) => setTimeout(r, 2100));
+      const expired = await t.api('/api/v1/connections', { token: access_token });
+      expect(expired.status).toBe(401);
+      expect(((await expired.json()) as { detail: string }).detail).toMatch(/expired/);
+
+      const forged = await new SignJWT({ env: 'env_x' })
+        .setProtectedHeader({ alg: 'HS256', kid: t.gateway.keyring.activeKeyId, typ: 'at+jwt' })
+        .setIssuer(t.gateway.config.publicUrl)
+        .setAudience('portico-api')
+        .setSubject(t.clientId)
+        .setExpirationTime('1h')
+        .sign(new Uint8Array(32));
+      expect((await t.api('/api/v1/connections', { token: forged })).status).toBe(401);
+    });
+  });
+
+  describe('connections', () => {
+    it('creates a connection and never returns its secret', async () => {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'notion-prod', provider: 'notion', client_id: 'abc', client_secret: 'top-secret-1' },
+      });
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toEqual({
+        id: expect.stringMatching(/^conn_[0-9A-Za-z]{22}$/),
+        name: 'notion-prod',
+        provider: 'notion',
+        client_id: 'abc',
+        scopes: [],
+        redirect_uri: `${t.gateway.config.publicUrl}/sso/v1/oauth/${body.id}/callback`,
+        sandbox: false,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      expect(JSON.stringify(body)).not.toContain('top-secret-1');
+      const fetched = (await (await t.api('/api/v1/connections/notion-prod')).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(fetched).toEqual(body);
+    });
+
+    it('fills default scopes from the provider catalog', async () => {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'cal', provider: 'google_calendar', client_id: 'g', client_secret: 's' },
+      });
+      expect(((await res.json()) as { scopes: string[] }).scopes).toEqual([
+        'https://www.googleapis.com/auth/calendar',
+      ]);
+    });
+
+    it('creates sandbox connections without provider credentials', async () => {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'sb', provider: 'hubspot', sandbox: true },
+      });
+      expect(res.status).toBe(201);
+      expect(await res.json()).toMatchObject({
+        sandbox: true,
+        client_id: expect.stringMatching(/^sandbox-/),
+      });
+    });
+
+    it('answers a duplicate name with 409', async () => {
+      const json = { name: 'dup', provider: 'hubspot', client_id: 'a', client_secret: 'b' };
+      expect((await t.api('/api/v1/connections', { method: 'POST', json })).status).toBe(201);
+      const again = await t.api('/api/v1/connections', { method: 'POST', json });
+      expect(again.status).toBe(409);
+      expect(await again.json()).toMatchObject({
+        code: 'connection_exists',
+        detail: expect.stringContaining('"dup"'),
+      });
+    });
+
+    it('names every invalid field and how to fix it', async () => {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'bad name!', provider: 'myspace', client_id: 'a', client_secret: 'b', colour: 'red' },
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as {
+        code: string;
+        detail: string;
+        errors: { path: string; message: string }[];
+      };
+      expect(body.code).toBe('invalid_input');
+      const byPath = Object.fromEntries(body.errors.map((e) => [e.path, e.message]));
+      expect(byPath['/name']).toMatch(/expected form: 1–64 letters/);
+      expect(byPath['/colour']).toMatch(/is not a known field; remove it \(known fields: name, provider/);
+      expect(body.errors.some((e) => e.path === '/provider')).toBe(true);
+      expect(body.detail).toMatch(/^The request body is invalid: /);
+    });
+
+    it('requires client credentials for a non-sandbox connection', async () => {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'nocreds', provider: 'notion' },
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        code: 'invalid_input',
+        errors: [
+          { path: '/client_id', message: 'is required unless sandbox is true' },
+          { path: '/client_secret', message: 'is required unless sandbox is true' },
+        ],
+      });
+    });
+
+    it('updates, lists with pagination and deletes', async () => {
+      for (const name of ['p1', 'p2', 'p3']) {
+        await t.api('/api/v1/connections', {
+          method: 'POST',
+          json: { name, provider: 'sharepoint', client_id: name, client_secret: 's' },
+        });
+      }
+      const patched = await t.api('/api/v1/connections/p1', {
+        method: 'PATCH',
+        json: { client_secret: 'rotated', scopes: ['Sites.Read.All'] },
+      });
+      expect(patched.status).toBe(200);
+      expect(await patched.json()).toMatchObject({ name: 'p1', scopes: ['Sites.Read.All'] });
+      expect((await t.api('/api/v1/connections/p1', { method: 'PATCH', json: {} })).status).toBe(400);
+
+      const names: string[] = [];
+      let token: string | null = null;
+      do {
+        const query: string = `provider=sharepoint&page_size=2${token ? `&page_token=${token}` : ''}`;
+        const page = (await (await t.api(`/api/v1/connections?${query}`)).json()) as {
+          data: { name: string }[];
+          next_page_token: string | null;
+        };
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        names.push(...page.data.map((c) => c.name));
+        token = page.next_page_token;
+      } while (token);
+      expect(names).toEqual(['p1', 'p2', 'p3']);
+
+      const badQuery = await t.api('/api/v1/connections?page_size=500');
+      expect(badQuery.status).toBe(400);
+      expect(await badQuery.json()).toMatchObject({
+        errors: [{ path: '/page_size', message: 'must be <= 100' }],
+      });
+
+      expect((await t.api('/api/v1/connections/p2', { method: 'DELETE' })).status).toBe(204);
+      const gone = await t.api('/api/v1/connections/p2');
+      expect(gone.status).toBe(404);
+      expect(await gone.json()).toMatchObject({ code: 'connection_not_found' });
+    });
+  });
+
+  describe('errors', () => {
+    it('answers unknown routes, malformed JSON, wrong media types and oversized bodies with problems', async () => {
+      const cases: Array<[Promise<Response>, number, string]> = [
+        [t.api('/nope', { token: null }), 404, 'not_found'],
+        [
+          t.api('/api/v1/connections', {
+            method: 'POST',
+            body: '{"name":',
+            headers: { 'content-type': 'application/json' },
+          }),
+          400,
+          'invalid_json',
+        ],
+        [
+          t.api('/api/v1/connections', {
+            method: 'POST',
+            body: '<name/>',
+            headers: { 'content-type': 'application/xml' },
+          }),
+          415,
+          'unsupported_media_type',
+        ],
+        [
+          t.api('/api/v1/connections', {
+            method: 'POST',
+            json: { name: 'big', provider: 'notion', client_id: 'x'.repeat(2_000_000), client_secret: 's' },
+          }),
+          413,
+          'payload_too_large',
+        ],
+      ];
+      for (const [pending, status, code] of cases) {
+        const res = await pending;
+        expect(res.status, code).toBe(status);
+        expect(res.headers.get('content-type')).toContain(PROBLEM);
+        const body = (await res.json()) as Record<string, unknown>;
+        expect(body).toMatchObject({
+          status,
+          code,
+          type: expect.stringContaining('https://'),
+          retryable: false,
+        });
+        expect(body.request_id).toBe(res.headers.get('x-request-id'));
+        expect(typeof body.detail).toBe('string');
+      }
+    });
+
+    it('keeps a caller-supplied request id', async () => {
+      const res = await t.api('/api/v1/connections/none', { headers: { 'x-request-id': 'trace-123' } });
+      expect(res.headers.get('x-request-id')).toBe('trace-123');
+      expect(await res.json()).toMatchObject({ request_id: 'trace-123' });
+    });
+  });
+
+  describe('logs', () => {
+    it('carry a request id on every request line and never a secret', async () => {
+      const token = await t.token();
+      await t.api('/api/v1/connections', {
+        method: 'POST',
+        token,
+        json: { name: 'logged', provider: 'notion', client_id: 'x', client_secret: 'log-leak-check-secret' },
+        headers: { cookie: 'session=cookie-leak-check' },
+      });
+      const text = t.logText();
+      expect(text).not.toContain('log-leak-check-secret');
+      expect(text).not.toContain('cookie-leak-check');
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(t.clientSecret);
+      const requestLines = t.logs.filter((l) => l.msg === 'request completed');
+      expect(requestLines.length).toBeGreaterThan(5);
+      for (const line of requestLines) expect(line.request_id).toEqual(expect.any(String));
+    });
+
+    it('redacts secrets wherever a caller logs them', () => {
+      t.gateway.logger.info(
+        {
+          client_secret: 'abc-redact',
+          nested: { refresh_token: 'def-redact' },
+          req: { headers: { authorization: 'Bearer ghi-redact' } },
+        },
+        'x',
+      );
+      expect(t.logText()).not.toMatch(/abc-redact|def-redact|ghi-redact/);
+    });
+  });
+
+  describe('client revocation', () => {
+    it('stops a revoked client’s tokens at once', async () => {
+      const token = await t.token();
+      expect((await t.api('/api/v1/connections', { token })).status).toBe(200);
+      expect(await revokeClient(t.db, t.clientId)).toBe(true);
+      const res = await t.api('/api/v1/connections', { token });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/revoked/);
+      const reissue = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: t.clientId,
+          client_secret: t.clientSecret,
+        }),
+      });
+      expect(reissue.status).toBe(401);
+    });
+  });
+
+  describe('readiness', () => {
+    it('fails /readyz when the database is unreachable', async () => {
+      const other = await startTestGateway(backend);
+      await other.db.close();
+      const res = await fetch(`${other.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ code: 'service_unavailable', retryable: true });
+      await other.gateway.app.close();
+    });
+  });
+});

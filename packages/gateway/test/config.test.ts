@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration', () => {
+  it('has working defaults for a newcomer', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.publicUrl).toBe('http://localhost:8080');
+    expect(config.dataDir).toBe(path.resolve('.portico'));
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.logLevel).toBe('info');
+    expect(config.accessTokenTtlSeconds).toBe(3600);
+  });
+
+  it('normalises the public URL', () => {
+    expect(loadConfig({ PORTICO_PUBLIC_URL: 'https://portico.example.com/' }).publicUrl).toBe(
+      'https://portico.example.com',
+    );
+  });
+
+  it('names each bad variable and says what to do, all at once', () => {
+    const problems = problemsOf({
+      PORTICO_PORT: 'eighty',
+      PORTICO_PUBLIC_URL: 'ftp://x',
+      DATABASE_URL: 'mysql://db',
+      PORTICO_LOG_LEVEL: 'loud',
+      PORTICO_MASTER_KEY: 'c2hvcnQ=',
+    });
+    expect(problems).toHaveLength(5);
+    expect(problems[0]).toMatch(/PORTICO_PORT="eighty" is not a whole number/);
+    expect(problems.join('\n')).toMatch(/PORTICO_PUBLIC_URL="ftp:\/\/x" is not an absolute http\(s\) URL/);
+    expect(problems.join('\n')).toMatch(/DATABASE_URL is not a postgres:\/\//);
+    expect(problems.join('\n')).toMatch(/PORTICO_LOG_LEVEL="loud" is not a level; use one of fatal/);
+    expect(problems.join('\n')).toMatch(/PORTICO_MASTER_KEY key #1 is not 32 bytes of base64; generate one/);
+  });
+
+  it('rejects out-of-range numbers', () => {
+    expect(problemsOf({ PORTICO_PORT: '70000' })[0]).toMatch(
+      /PORTICO_PORT=70000 is out of range; set it between 0 and 65535/,
+    );
+    expect(problemsOf({ PORTICO_ACCESS_TOKEN_TTL: '5' })[0]).toMatch(
+      /PORTICO_ACCESS_TOKEN_TTL=5 is out of range/,
+    );
+  });
+
+  it('does not echo a database password in its message', () => {
+    const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2@db' });
+    expect(problems.join()).not.toContain('hunter2');
+  });
+});

@@ -1,0 +1,91 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import { loggerOptions } from '../../src/logger.js';
+import { generateMasterKey } from '../../src/secrets/keyring.js';
+import type { Database } from '../../src/store/db.js';
+import type { Backend } from './backends.js';
+
+export interface TestGateway {
+  gateway: Gateway;
+  url: string;
+  db: Database;
+  /** Every log line written so far (JSON objects). */
+  logs: Record<string, unknown>[];
+  /** Raw log text, to search for leaked secrets. */
+  logText(): string;
+  clientId: string;
+  clientSecret: string;
+  token(): Promise<string>;
+  api(path: string, init?: RequestInit & { json?: unknown; token?: string | null }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** A real gateway on a loopback port, on the given backend, with logs captured. */
+export async function startTestGateway(
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<TestGateway> {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const config = loadConfig({
+    PORTICO_PORT: '0',
+    PORTICO_HOST: '127.0.0.1',
+    PORTICO_MASTER_KEY: generateMasterKey(),
+    PORTICO_LOG_LEVEL: 'info',
+    PORTICO_DATA_DIR: '/nonexistent-portico-test-dir',
+    ...env,
+  });
+  const db = await backend.open();
+  const gateway = await createGateway(config, { db, logger: pino(loggerOptions('info'), sink) });
+  const address = await gateway.listen();
+  const client = gateway.bootstrapClient;
+  if (!client) throw new Error('a fresh store must bootstrap a client');
+  let cached: string | undefined;
+  const api: TestGateway['api'] = async (path, init = {}) => {
+    const { json, token, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined) {
+      headers.set('content-type', 'application/json');
+      rest.body = JSON.stringify(json);
+    }
+    if (token !== null) {
+      cached ??= await fetchToken();
+      headers.set('authorization', `Bearer ${token ?? cached}`);
+    }
+    return fetch(`${address}${path}`, { ...rest, headers });
+  };
+  const fetchToken = async () => {
+    const res = await fetch(`${address}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: client.client_id,
+        client_secret: client.client_secret,
+      }),
+    });
+    const body = (await res.json()) as { access_token: string };
+    return body.access_token;
+  };
+  return {
+    gateway,
+    url: address,
+    db,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    logText: () => lines.join('\n'),
+    clientId: client.client_id,
+    clientSecret: client.client_secret,
+    token: fetchToken,
+    api,
+    close: () => gateway.close(),
+  };
+}
