@@ -101,6 +101,20 @@ describe('test control (/_emulator and in process)', () => {
     expect((await me(other.access_token, 'google')).status).toBe(200);
   });
 
+  it('lets a provider route look up bare access and refresh tokens', async () => {
+    const issued = emu.control.issueToken('notion', { userId: 'user-grace' });
+    const info = async (token: string) => (await fetch(`${emu.urls.notion}/v1/tokeninfo/${token}`)).json();
+    expect(await info(issued.access_token)).toEqual({ access: 'user-grace', refresh_grant_user: null });
+    expect(await info(issued.refresh_token!)).toEqual({
+      access: 'unknown',
+      refresh_grant_user: 'user-grace',
+    });
+    emu.control.expireAccessTokens('notion', { userId: 'grace@example.com' });
+    expect(await info(issued.access_token)).toEqual({ access: 'expired', refresh_grant_user: null });
+    emu.control.revokeGrants('notion', { userId: 'grace@example.com' });
+    expect(await info(issued.refresh_token!)).toEqual({ access: 'unknown', refresh_grant_user: null });
+  });
+
   it('lets a provider route revoke the grant behind a token', async () => {
     const issued = emu.control.issueToken('notion', { userId: 'user-ada' });
     const sibling = emu.control.issueToken('notion', { userId: 'user-ada' });

@@ -78,6 +78,15 @@ export function testModule(opts: TestModuleOptions = {}): EmulatorModule<TestSta
         getState().items.push(String((req.body as { name?: unknown }).name));
         return reply.code(201).send({ items: getState().items });
       });
+      app.get('/v1/tokeninfo/:token', async (req) => {
+        const { token } = req.params as { token: string };
+        const access = ctx.resolveAccessToken(token);
+        const grant = ctx.grantForRefreshToken(token);
+        return {
+          access: access.ok ? access.user.id : access.reason,
+          refresh_grant_user: grant?.userId ?? null,
+        };
+      });
       app.get('/v1/base', async (req) => ({ base: ctx.publicBase(req) }));
       app.post('/v1/revoke', async (req) => ({
         revoked: ctx.revokeToken(String((req.body as { token?: unknown }).token)),

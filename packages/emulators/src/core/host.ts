@@ -116,8 +116,25 @@ export class EmulatorHost {
     return this.routePrefix && path.startsWith(this.routePrefix) ? path.slice(this.routePrefix.length) : path;
   }
 
+  /** Lets tests name a user by email as well as by id. */
+  userFilter(key: EmulatorKey, filter: GrantFilter = {}): GrantFilter {
+    if (filter.userId === undefined) return filter;
+    const user = this.runtime(key).module.users.find(
+      (u) => u.id === filter.userId || u.email === filter.userId,
+    );
+    return { ...filter, userId: user?.id ?? filter.userId };
+  }
+
   private createContext(module: EmulatorModule, store: OAuthStore): ProviderContext {
     const host = this;
+    // A plain function, not a method: routes may destructure the context.
+    const resolveAccessToken: ProviderContext['resolveAccessToken'] = (token) => {
+      const resolved = store.resolveAccessToken(token);
+      if (!resolved.ok) return resolved;
+      const user = module.users.find((u) => u.id === resolved.record.userId);
+      if (!user) return { ok: false, reason: 'revoked' };
+      return { ok: true, token: resolved.record, user };
+    };
     return {
       key: module.key,
       users: module.users,
@@ -127,11 +144,12 @@ export class EmulatorHost {
         if (header === undefined || header === '') return { ok: false, reason: 'missing' };
         const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
         if (!match) return { ok: false, reason: 'malformed' };
-        const resolved = store.resolveAccessToken(match[1]!);
-        if (!resolved.ok) return resolved;
-        const user = module.users.find((u) => u.id === resolved.record.userId);
-        if (!user) return { ok: false, reason: 'revoked' };
-        return { ok: true, token: resolved.record, user };
+        return resolveAccessToken(match[1]!);
+      },
+      resolveAccessToken,
+      grantForRefreshToken(token) {
+        const grant = store.grantForRefreshToken(token);
+        return grant && !grant.revoked ? grant : undefined;
       },
       publicBase(req: FastifyRequest) {
         return `${requestOrigin(req)}${host.mountPrefix}${module.prefix}`;
@@ -164,8 +182,9 @@ export class EmulatorHost {
         host.faults.clear();
         host.counters.reset();
       },
-      expireAccessTokens: (key, filter) => host.runtime(key).store.expireAccessTokens(filter),
-      revokeGrants: (key, filter) => host.runtime(key).store.revokeGrants(filter),
+      expireAccessTokens: (key, filter) =>
+        host.runtime(key).store.expireAccessTokens(host.userFilter(key, filter)),
+      revokeGrants: (key, filter) => host.runtime(key).store.revokeGrants(host.userFilter(key, filter)),
       setAccessTokenTtl(key, seconds) {
         if (seconds !== null && !(Number.isFinite(seconds) && seconds >= 0)) {
           throw new Error('access token TTL must be a non-negative number of seconds or null');

@@ -106,6 +106,12 @@ export interface ProviderContext {
   publicBase(req: FastifyRequest): string;
   /** Revokes the grant behind an access or refresh token; false when unknown. */
   revokeToken(token: string): boolean;
+  /** Resolves a bare access-token string (token-info endpoints); same outcomes as `authenticate`. */
+  resolveAccessToken(
+    token: string,
+  ): { ok: true; token: AccessTokenRecord; user: EmulatedUser } | { ok: false; reason: AuthFailure };
+  /** The live grant behind a current refresh token (undefined when unknown or rotated out). */
+  grantForRefreshToken(token: string): Grant | undefined;
   /** Random id helper shared by emulators. */
   randomId(bytes?: number): string;
 }
