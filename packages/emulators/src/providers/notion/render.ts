@@ -1,0 +1,159 @@
+import { compactId } from './ids.js';
+import type { BlockRecord, CommentRecord, DatabaseRecord, PageRecord, Workspace } from './model.js';
+import { renderPropertyEntry, renderSchemaProperty } from './properties.js';
+import { plainText, type RichText } from './rich-text.js';
+import { renderPerson } from './users.js';
+
+/** Notion rounds object timestamps down to the minute. */
+export function notionTime(ms: number): string {
+  return new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
+}
+
+export function partialUser(id: string): { object: 'user'; id: string } {
+  return { object: 'user', id };
+}
+
+/** Property values render people in full when they are workspace members, bots as partial users. */
+export function userObject(ws: Workspace, id: string): Record<string, unknown> {
+  const member = ws.identity.members.find((m) => m.id === id);
+  return member ? renderPerson(member) : partialUser(id);
+}
+
+export function pageTitle(ws: Workspace, page: PageRecord): RichText[] {
+  const titleId = page.parent.type === 'database_id' ? titlePropertyId(ws, page.parent.database_id) : 'title';
+  const value = page.values.get(titleId);
+  return Array.isArray(value) ? (value as RichText[]) : [];
+}
+
+function titlePropertyId(ws: Workspace, databaseId: string): string {
+  return ws.databases.get(databaseId)?.schema.find((p) => p.type === 'title')?.id ?? 'title';
+}
+
+export function notionUrl(title: string, id: string): string {
+  const slug = title
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return `https://www.notion.so/${slug ? `${slug}-` : ''}${compactId(id)}`;
+}
+
+function tracked(record: BlockRecord | PageRecord | DatabaseRecord) {
+  return {
+    id: record.id,
+    created_time: notionTime(record.createdTime),
+    last_edited_time: notionTime(record.lastEditedTime),
+    created_by: partialUser(record.createdBy),
+    last_edited_by: partialUser(record.lastEditedBy),
+  };
+}
+
+/** `filterIds` limits the returned properties (the `filter_properties` query parameter). */
+export function renderPage(ws: Workspace, page: PageRecord, filterIds?: string[]): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  if (page.parent.type === 'database_id') {
+    const db = ws.databases.get(page.parent.database_id);
+    for (const schema of db?.schema ?? []) {
+      if (filterIds && !filterIds.includes(schema.id)) continue;
+      properties[schema.name] = renderPropertyEntry(ws, page, schema);
+    }
+  } else if (!filterIds || filterIds.includes('title')) {
+    properties.title = { id: 'title', type: 'title', title: page.values.get('title') ?? [] };
+  }
+  const { id, created_time, last_edited_time, created_by, last_edited_by } = tracked(page);
+  return {
+    object: 'page',
+    id,
+    created_time,
+    last_edited_time,
+    created_by,
+    last_edited_by,
+    cover: page.cover,
+    icon: page.icon,
+    parent: page.parent,
+    archived: page.inTrash,
+    in_trash: page.inTrash,
+    properties,
+    url: notionUrl(plainText(pageTitle(ws, page)), page.id),
+    public_url: null,
+  };
+}
+
+export function renderDatabase(db: DatabaseRecord): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const schema of db.schema) properties[schema.name] = renderSchemaProperty(schema);
+  return {
+    object: 'database',
+    ...tracked(db),
+    title: db.title,
+    description: db.description,
+    icon: db.icon,
+    cover: db.cover,
+    properties,
+    parent: db.parent,
+    url: notionUrl('', db.id),
+    public_url: null,
+    archived: db.inTrash,
+    in_trash: db.inTrash,
+    is_inline: db.isInline,
+  };
+}
+
+function hasLiveChildren(ws: Workspace, childIds: string[]): boolean {
+  return childIds.some((id) => {
+    const child = ws.blocks.get(id) ?? ws.pages.get(id) ?? ws.databases.get(id);
+    return child !== undefined && !child.inTrash;
+  });
+}
+
+/**
+ * Any id under `/v1/blocks` may name a block, a page (a `child_page` block) or a database (a
+ * `child_database` block), as in Notion where pages and databases are blocks too.
+ */
+export function renderBlockLike(ws: Workspace, id: string): Record<string, unknown> | null {
+  const block = ws.blocks.get(id);
+  if (block) return renderBlock(ws, block);
+  const page = ws.pages.get(id);
+  if (page) {
+    return blockEnvelope(ws, page, 'child_page', { title: plainText(pageTitle(ws, page)) }, page.childIds);
+  }
+  const db = ws.databases.get(id);
+  if (db) return blockEnvelope(ws, db, 'child_database', { title: plainText(db.title) }, []);
+  return null;
+}
+
+export function renderBlock(ws: Workspace, block: BlockRecord): Record<string, unknown> {
+  return blockEnvelope(ws, block, block.type, block.content, block.childIds);
+}
+
+function blockEnvelope(
+  ws: Workspace,
+  record: BlockRecord | PageRecord | DatabaseRecord,
+  type: string,
+  content: Record<string, unknown>,
+  childIds: string[],
+): Record<string, unknown> {
+  return {
+    object: 'block',
+    ...tracked(record),
+    parent: record.parent,
+    has_children: hasLiveChildren(ws, childIds),
+    archived: record.inTrash,
+    in_trash: record.inTrash,
+    type,
+    [type]: content,
+  };
+}
+
+export function renderComment(comment: CommentRecord): Record<string, unknown> {
+  return {
+    object: 'comment',
+    id: comment.id,
+    parent: comment.parent,
+    discussion_id: comment.discussionId,
+    created_time: notionTime(comment.createdTime),
+    last_edited_time: notionTime(comment.lastEditedTime),
+    created_by: partialUser(comment.createdBy),
+    rich_text: comment.richText,
+    display_name: comment.displayName,
+  };
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { ProviderContext } from '../../../core/types.js';
+import { notionRoute } from '../api.js';
+import { shapeError } from '../errors.js';
+import type { DatabaseRecord, NotionState, PageRecord } from '../model.js';
+import { listBody, paginate, parsePageSize } from '../pagination.js';
+import { pageTitle, renderDatabase, renderPage } from '../render.js';
+import { isRecord, plainText } from '../rich-text.js';
+
+type Found = { kind: 'page'; record: PageRecord } | { kind: 'database'; record: DatabaseRecord };
+
+export function registerSearchRoutes(
+  app: FastifyInstance,
+  ctx: ProviderContext,
+  getState: () => NotionState,
+): void {
+  app.post(
+    '/v1/search',
+    notionRoute(ctx, getState, ({ ws, body }) => {
+      const pageSize = parsePageSize(body.page_size, 'body');
+      const { query, filter, sort } = body;
+      if (query !== undefined && typeof query !== 'string')
+        throw shapeError('body', 'query', 'a string', query);
+      let only: 'page' | 'database' | null = null;
+      if (filter !== undefined) {
+        if (!isRecord(filter)) throw shapeError('body', 'filter', 'an object', filter);
+        if (filter.property !== 'object')
+          throw shapeError('body', 'filter.property', '`"object"`', filter.property);
+        if (filter.value !== 'page' && filter.value !== 'database') {
+          throw shapeError('body', 'filter.value', '`"page"` or `"database"`', filter.value);
+        }
+        only = filter.value;
+      }
+      let direction: 'ascending' | 'descending' = 'descending';
+      if (sort !== undefined) {
+        if (!isRecord(sort)) throw shapeError('body', 'sort', 'an object', sort);
+        if (sort.timestamp !== 'last_edited_time') {
+          throw shapeError('body', 'sort.timestamp', '`"last_edited_time"`', sort.timestamp);
+        }
+        if (sort.direction !== 'ascending' && sort.direction !== 'descending') {
+          throw shapeError('body', 'sort.direction', '`"ascending"` or `"descending"`', sort.direction);
+        }
+        direction = sort.direction;
+      }
+      const needle = (query ?? '').trim().toLowerCase();
+      const found: Found[] = [];
+      if (only !== 'database') {
+        for (const record of ws.pages.values()) {
+          if (!record.inTrash) found.push({ kind: 'page', record });
+        }
+      }
+      if (only !== 'page') {
+        for (const record of ws.databases.values()) {
+          if (!record.inTrash) found.push({ kind: 'database', record });
+        }
+      }
+      const title = (f: Found) =>
+        (f.kind === 'page' ? plainText(pageTitle(ws, f.record)) : plainText(f.record.title)).toLowerCase();
+      const matches = found
+        .filter((f) => needle === '' || title(f).includes(needle))
+        .sort((a, b) => {
+          const delta = a.record.lastEditedTime - b.record.lastEditedTime;
+          return direction === 'ascending' ? delta : -delta;
+        });
+      const page = paginate(matches, (f) => f.record.id, body.start_cursor, pageSize);
+      const results = page.items.map((f) =>
+        f.kind === 'page' ? renderPage(ws, f.record) : renderDatabase(f.record),
+      );
+      return listBody({ items: results, nextCursor: page.nextCursor }, 'page_or_database');
+    }),
+  );
+}
