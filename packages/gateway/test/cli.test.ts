@@ -1,0 +1,218 @@
+import { mkdtemp } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateMasterKey } from '../src/secrets/keyring.js';
+import { openDatabase } from '../src/store/db.js';
+import { POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
+import { runCli, startCli } from './helpers/process.js';
+
+const CREDENTIALS = /client_id:\s+(cli_\w+)\n\s+client_secret:\s+(pcs_\w+)\n\s+env_url:\s+(\S+)/;
+
+async function dataDirEnv() {
+  return { PORTICO_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'portico-cli-')) };
+}
+
+async function tokenFor(url: string, clientId: string, clientSecret: string): Promise<string> {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+describe('portico start', () => {
+  it('prints the first client once, serves with it, and never prints it again', async () => {
+    const env = await dataDirEnv();
+    const first = await startCli(env);
+    const match = CREDENTIALS.exec(first.stdout());
+    expect(match, first.stdout()).not.toBeNull();
+    const [, clientId, clientSecret] = match!;
+    const token = await tokenFor(first.url, clientId!, clientSecret!);
+    const res = await fetch(`${first.url}/api/v1/connections`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    // The secret appears exactly once, in the credentials block, not in any log line.
+    expect(first.stdout().split(clientSecret!).length - 1).toBe(1);
+
+    const second = await startCli(env);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(second.stdout()).not.toMatch(CREDENTIALS);
+    expect(second.stdout()).not.toContain(clientSecret);
+  });
+
+  it('finishes in-flight requests on SIGTERM, then refuses new ones and exits 0', async () => {
+    const running = await startCli(await dataDirEnv());
+    const [, clientId, clientSecret] = CREDENTIALS.exec(running.stdout())!;
+    const body = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    });
+    const { port } = new URL(running.url);
+    // A request whose body is still arriving when the signal comes.
+    const inflight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/oauth/token',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => {
+            text += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        running.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(10)), 500);
+      }, 200);
+    });
+    const done = await inflight;
+    expect(done.status).toBe(200);
+    expect(JSON.parse(done.body)).toMatchObject({ token_type: 'Bearer' });
+    expect(await running.exited).toBe(0);
+    await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();
+    expect(running.stdout()).toContain('"msg":"stopped"');
+  });
+
+  it('refuses to start on PostgreSQL without a master key, saying why', () => {
+    const result = runCli(['start'], { DATABASE_URL: POSTGRES_URL });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/PORTICO_MASTER_KEY is required when DATABASE_URL is set/);
+  });
+
+  it('refuses a bad configuration with every problem listed', () => {
+    const result = runCli(['start'], { PORTICO_PORT: '-1', PORTICO_LOG_LEVEL: 'chatty' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(
+      /Invalid configuration:\n {2}- PORTICO_PORT="-1"[^\n]*\n {2}- PORTICO_LOG_LEVEL="chatty"/,
+    );
+  });
+});
+
+describe('portico commands', () => {
+  it('manages clients: create, list, revoke', async () => {
+    const env = await dataDirEnv();
+    const created = runCli(['clients', 'create', '--name', 'agent-app'], env);
+    expect(created.status, created.stderr).toBe(0);
+    const [, clientId] = CREDENTIALS.exec(created.stdout)!;
+    const listed = JSON.parse(runCli(['clients', 'list'], env).stdout) as {
+      data: { client_id: string; name: string; revoked_at: string | null }[];
+    };
+    expect(listed.data.map((c) => c.name).sort()).toEqual(['agent-app', 'default']);
+    expect(JSON.stringify(listed)).not.toContain('pcs_');
+    expect(runCli(['clients', 'revoke', clientId!], env).status).toBe(0);
+    const after = JSON.parse(runCli(['clients', 'list'], env).stdout) as typeof listed;
+    expect(after.data.find((c) => c.client_id === clientId)!.revoked_at).not.toBeNull();
+    const again = runCli(['clients', 'revoke', clientId!], env);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/no active client/);
+  });
+
+  it('manages connections and reports validation errors by field', async () => {
+    const env = await dataDirEnv();
+    const created = runCli(
+      [
+        'connections',
+        'create',
+        '--name',
+        'crm',
+        '--provider',
+        'hubspot',
+        '--client-id',
+        'hid',
+        '--client-secret',
+        'hsecret',
+        '--scopes',
+        'oauth,crm.objects.contacts.read',
+      ],
+      env,
+    );
+    expect(created.status, created.stderr).toBe(0);
+    const view = JSON.parse(created.stdout) as Record<string, unknown>;
+    expect(view).toMatchObject({
+      name: 'crm',
+      provider: 'hubspot',
+      scopes: ['oauth', 'crm.objects.contacts.read'],
+    });
+    expect(created.stdout).not.toContain('hsecret');
+    expect(JSON.parse(runCli(['connections', 'get', 'crm'], env).stdout)).toEqual(view);
+    expect(
+      (JSON.parse(runCli(['connections', 'list'], env).stdout) as { data: unknown[] }).data,
+    ).toHaveLength(1);
+
+    const bad = runCli(['connections', 'create', '--name', 'x', '--provider', 'myspace'], env);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/error \(invalid_input\): The connection is invalid: provider/);
+
+    expect(runCli(['connections', 'delete', 'crm'], env).status).toBe(0);
+    const missing = runCli(['connections', 'get', 'crm'], env);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/connection_not_found/);
+  });
+
+  it('rotates keys: secrets sealed under the old key open with the new key alone', async () => {
+    const env = await dataDirEnv();
+    const oldKey = generateMasterKey();
+    const newKey = generateMasterKey();
+    expect(
+      runCli(
+        [
+          'connections',
+          'create',
+          '--name',
+          'n',
+          '--provider',
+          'notion',
+          '--client-id',
+          'i',
+          '--client-secret',
+          's',
+        ],
+        { ...env, PORTICO_MASTER_KEY: oldKey },
+      ).status,
+    ).toBe(0);
+    const rotated = runCli(['keys', 'rotate'], { ...env, PORTICO_MASTER_KEY: `${newKey},${oldKey}` });
+    expect(rotated.status, rotated.stderr).toBe(0);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ resealed: 1, already_current: 0 });
+    const withNewOnly = runCli(['keys', 'rotate'], { ...env, PORTICO_MASTER_KEY: newKey });
+    expect(JSON.parse(withNewOnly.stdout)).toMatchObject({ resealed: 0, already_current: 1 });
+  });
+
+  it.runIf(postgresAvailable)('migrates a PostgreSQL database', async () => {
+    const schema = uniqueSchema();
+    const db = await openDatabase({ url: POSTGRES_URL, schema });
+    await db.close();
+    const url = `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    const env = { DATABASE_URL: url, PORTICO_MASTER_KEY: generateMasterKey() };
+    const first = runCli(['migrate'], env);
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ applied: [1] });
+    expect(JSON.parse(runCli(['migrate'], env).stdout)).toMatchObject({ applied: [] });
+  });
+
+  it('prints usage for an unknown command', () => {
+    const result = runCli(['frobnicate'], {});
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/unknown command "frobnicate"[\s\S]*Usage: portico/);
+  });
+});
