@@ -54,7 +54,12 @@ async function main(): Promise<void> {
   }
 
   console.log(`Portico emulators listening on ${emulators.url}`);
-  for (const [key, url] of Object.entries(emulators.urls)) console.log(`  ${key.padEnd(10)} ${url}`);
+  for (const key of emulators.control.emulators()) {
+    const { authorize, token } = emulators.control.oauthEndpoints(key);
+    console.log(`  ${key.padEnd(10)} ${emulators.urls[key]}`);
+    console.log(`  ${''.padEnd(10)}   authorize ${emulators.url}${authorize}`);
+    console.log(`  ${''.padEnd(10)}   token     ${emulators.url}${token}`);
+  }
   console.log(`  control    ${emulators.url}/_emulator`);
   for (const { key, client } of clients)
     console.log(`  client     ${key} ${client.clientId} → ${client.redirectUris[0]}`);

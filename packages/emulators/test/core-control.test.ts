@@ -276,6 +276,9 @@ describe('test control (/_emulator and in process)', () => {
     expect(index.body.emulators).toEqual([
       expect.objectContaining({
         key: 'notion',
+        base_path: '/notion',
+        authorize_path: '/notion/oauth/authorize',
+        token_path: '/notion/oauth/token',
         users: expect.arrayContaining([expect.objectContaining({ id: 'user-ada' })]),
       }),
       expect.objectContaining({ key: 'google' }),

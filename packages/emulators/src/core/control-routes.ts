@@ -93,7 +93,16 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
   });
 
   app.get('/', async () => ({
-    emulators: control.emulators().map((key) => ({ key, users: control.users(key) })),
+    emulators: control.emulators().map((key) => {
+      const endpoints = control.oauthEndpoints(key);
+      return {
+        key,
+        base_path: control.prefix(key),
+        authorize_path: endpoints.authorize,
+        token_path: endpoints.token,
+        users: control.users(key),
+      };
+    }),
   }));
 
   app.post('/reset', async (req) => {

@@ -40,6 +40,8 @@ export interface EmulatorControl {
   emulators(): EmulatorKey[];
   /** Path prefix of an emulator under the root, e.g. '/notion'. */
   prefix(key: EmulatorKey): string;
+  /** OAuth endpoint paths under the emulator root, e.g. '/notion/v1/oauth/token' (Fastify params like ':tenant' kept). */
+  oauthEndpoints(key: EmulatorKey): { authorize: string; token: string };
   registerClient(key: EmulatorKey, client: RegisteredClient): void;
   clients(key: EmulatorKey): RegisteredClient[];
   /** Re-seeds state and clears tokens, grants, codes, faults and counters; clients survive unless asked. */
@@ -168,6 +170,10 @@ export class EmulatorHost {
     return {
       emulators: () => [...host.runtimes.keys()],
       prefix: (key) => host.runtime(key).module.prefix,
+      oauthEndpoints(key) {
+        const { prefix, oauth } = host.runtime(key).module;
+        return { authorize: prefix + oauth.authorizePath, token: prefix + oauth.tokenPath };
+      },
       registerClient(key, client) {
         if (!client.clientId || !client.clientSecret)
           throw new Error('clientId and clientSecret are required');
