@@ -201,28 +201,26 @@ function normalizeDateTime(
 ): EventDateTime | CalendarInputError {
   if (!value || typeof value !== 'object') return bad(`Missing ${which} time.`, 'required');
   const v = value as Record<string, unknown>;
-  const out: EventDateTime = {};
+  let zone: string | undefined;
   if (v.timeZone !== undefined && v.timeZone !== null) {
     if (typeof v.timeZone !== 'string' || !isValidTimeZone(v.timeZone)) {
       return bad(`Invalid time zone definition for ${which} time.`);
     }
-    out.timeZone = v.timeZone;
+    zone = v.timeZone;
   }
+  const withZone = (out: EventDateTime): EventDateTime => (zone ? { ...out, timeZone: zone } : out);
   if (typeof v.date === 'string' && v.date !== '') {
     if (typeof v.dateTime === 'string' && v.dateTime !== '') return bad(`Invalid ${which} time.`);
     if (!parseDate(v.date)) return bad(`Invalid ${which} time.`);
-    out.date = v.date;
-    return out;
+    return withZone({ date: v.date });
   }
   if (typeof v.dateTime !== 'string' || v.dateTime === '') return bad(`Missing ${which} time.`, 'required');
-  const zone = out.timeZone;
   const hasOffset = /([Zz]|[+-]\d{2}:\d{2})$/.test(v.dateTime);
   if (!hasOffset && !zone) return bad(`Missing time zone definition for ${which} time.`, 'required');
   const ms = parseDateTime(v.dateTime, zone);
   if (ms === null) return bad(`Invalid ${which} time.`);
   // Calendar answers in the event's zone (else the calendar's), dropping fractions of a second.
-  out.dateTime = formatInZone(ms, zone ?? calendarTimeZone);
-  return out;
+  return withZone({ dateTime: formatInZone(ms, zone ?? calendarTimeZone) });
 }
 
 function normalizeAttendees(value: unknown, organizerEmail: string): EventAttendee[] | CalendarInputError {
@@ -412,7 +410,44 @@ export function writeEvent(
       JSON.stringify([event.start, event.end, event.recurrence, event.location]);
     if (moved) event.sequence = existing.sequence + 1;
   }
-  return event;
+  return inWireOrder(event);
+}
+
+const WIRE_ORDER = [
+  'kind',
+  'etag',
+  'id',
+  'status',
+  'htmlLink',
+  'created',
+  'updated',
+  'summary',
+  'description',
+  'location',
+  'colorId',
+  'creator',
+  'organizer',
+  'start',
+  'end',
+  'endTimeUnspecified',
+  'recurrence',
+  'recurringEventId',
+  'originalStartTime',
+  'transparency',
+  'visibility',
+  'iCalUID',
+  'sequence',
+  'attendees',
+  'hangoutLink',
+  'conferenceData',
+];
+
+/** Field order as Calendar prints it, so dumps of emulated and real events read alike. */
+function inWireOrder(event: CalendarEvent): CalendarEvent {
+  const out: Record<string, unknown> = {};
+  for (const k of WIRE_ORDER) if (event[k] !== undefined) out[k] = event[k];
+  for (const [k, v] of Object.entries(event)) if (!(k in out) && v !== undefined) out[k] = v;
+  return out as CalendarEvent;
 }
 
 export function eventStartOf(ev: CalendarEvent, calendarTimeZone: string): EventStart {

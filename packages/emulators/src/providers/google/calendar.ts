@@ -21,7 +21,7 @@ import type { CalendarData } from './calendar-seed.js';
 import { parseDateTime } from './calendar-time.js';
 import type { GoogleDataOf } from './index.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
-import { sendGoogleError } from './shared.js';
+import { acceptEmptyJson, sendGoogleError } from './shared.js';
 
 export type { CalendarData } from './calendar-seed.js';
 export { seedCalendar } from './calendar-seed.js';
@@ -171,6 +171,13 @@ export function registerCalendarRoutes(
   ctx: ProviderContext,
   dataOf: GoogleDataOf,
 ): void {
+  app.register(async (scope) => {
+    acceptEmptyJson(scope);
+    calendarRoutes(scope, ctx, dataOf);
+  });
+}
+
+function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
   const scopes = GOOGLE_API_SCOPES;
   const auth = (req: FastifyRequest, reply: FastifyReply, anyOf: readonly string[], method: string) =>
     authorizeGoogle(ctx, req, reply, { anyOf, service: SERVICE, method: `calendar.v3.${method}` });
@@ -274,7 +281,9 @@ export function registerCalendarRoutes(
       const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
       if (offset === null) return badParam(reply, 'pageToken');
 
-      const horizon = timeMax ?? Math.max(ctx.clock(), timeMin ?? 0) + OPEN_HORIZON_MS;
+      const horizon = (ev: CalendarEvent) =>
+        timeMax ??
+        Math.max(ctx.clock(), timeMin ?? 0, timingOf(ev, calendar.timeZone).startMs) + OPEN_HORIZON_MS;
       const overlaps = (ev: CalendarEvent) => {
         const t = timingOf(ev, calendar.timeZone);
         return (timeMin === undefined || t.endMs > timeMin) && (timeMax === undefined || t.startMs < timeMax);
@@ -296,7 +305,7 @@ export function registerCalendarRoutes(
           if (keep(ev)) items.push(ev);
           continue;
         }
-        const instances = instancesOf(stored, calendar.timeZone, horizon);
+        const instances = instancesOf(stored, calendar.timeZone, horizon(ev));
         if (singleEvents) {
           items.push(...instances.filter((i) => keep(i) && overlaps(i)));
         } else {
@@ -352,9 +361,13 @@ export function registerCalendarRoutes(
         return sendGoogleError(reply, 400, 'Bad Request', { reason: 'badRequest' });
       const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
       if (offset === null) return badParam(reply, 'pageToken');
-      const horizon = timeMax ?? Math.max(ctx.clock(), timeMin ?? 0) + OPEN_HORIZON_MS;
+      const horizon = (ev: CalendarEvent) =>
+        timeMax ??
+        Math.max(ctx.clock(), timeMin ?? 0, timingOf(ev, calendar.timeZone).startMs) + OPEN_HORIZON_MS;
       const items = (
-        stored.resource.recurrence ? instancesOf(stored, calendar.timeZone, horizon) : [stored.resource]
+        stored.resource.recurrence
+          ? instancesOf(stored, calendar.timeZone, horizon(stored.resource))
+          : [stored.resource]
       ).filter((ev) => {
         const t = timingOf(ev, calendar.timeZone);
         return (

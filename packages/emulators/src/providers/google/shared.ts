@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * A file in an emulated user's Drive. Sheets and Docs create their files here too, so a native
@@ -72,4 +72,23 @@ export function sendGoogleError(
     .code(status)
     .type('application/json; charset=UTF-8')
     .send(googleErrorBody(status, message, opts));
+}
+
+/**
+ * Replaces the scope's JSON parser with one that reads an empty body as no body: Google accepts a
+ * DELETE or POST sent with a JSON content type and nothing in it, where Fastify would answer 400.
+ */
+export function acceptEmptyJson(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = new Error('Invalid JSON payload received.') as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
 }
