@@ -306,6 +306,30 @@ describe('HubSpot SDK: CRM objects', () => {
     ]);
   });
 
+  it('surfaces an injected HubSpot rate-limit answer as a typed 429, then serves normally', async () => {
+    const sdk = sdkFor(ADA);
+    emu.control.addFault({
+      emulator: 'hubspot',
+      path: '^/hubspot/crm/v3/objects/contacts',
+      status: 429,
+      headers: { 'retry-after': '1' },
+      body: {
+        status: 'error',
+        message: 'You have reached your secondly limit.',
+        errorType: 'RATE_LIMIT',
+        correlationId: '00000000-0000-4000-8000-000000000000',
+        policyName: 'SECONDLY',
+      },
+      times: 1,
+    });
+    await expect(sdk.crm.contacts.basicApi.getPage(1)).rejects.toMatchObject({
+      code: 429,
+      body: { message: 'You have reached your secondly limit.' },
+    });
+    const page = await sdk.crm.contacts.basicApi.getPage(1);
+    expect(page.results).toHaveLength(1);
+  });
+
   it('lists the portal owners', async () => {
     const sdk = sdkFor(GRACE);
     const owners = await sdk.crm.owners.ownersApi.getPage();
