@@ -233,6 +233,19 @@ describe('OAuth token endpoint', () => {
       expect((await tokenRequest(base, params)).status).toBe(200);
     });
 
+    it("answers a body that does not parse in the provider's error shape", async () => {
+      const res = await fetch(`${emu.urls.notion}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: basic(CLIENT.clientId, CLIENT.clientSecret),
+        },
+        body: '{"grant_type":',
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+    });
+
     it('answers unsupported_grant_type for other grants', async () => {
       const res = await tokenRequest(emu.urls.google, { grant_type: 'client_credentials' });
       expect(res).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });

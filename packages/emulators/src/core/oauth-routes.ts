@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
 import type { EmulatorHost, ModuleRuntime } from './host.js';
 import type { AuthorizationCode } from './oauth-store.js';
@@ -194,6 +194,23 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
   const { module, store, ctx } = runtime;
   const profile = module.oauth;
 
+  // A body that does not parse (bad JSON, too large) still gets the provider's OAuth error shape.
+  const tokenBodyError = (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) throw error;
+    const { status: errorStatus, body } = profile.tokenError('invalid_request', error.message);
+    return reply.code(errorStatus).header('cache-control', 'no-store').send(body);
+  };
+  const consentBodyError = (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) throw error;
+    return sendAuthorizeFailure(reply, module.key, {
+      kind: 'page',
+      error: 'invalid_request',
+      description: error.message,
+    });
+  };
+
   app.get(profile.authorizePath, async (req, reply) => {
     const params = stringParams(req.query);
     const check = checkAuthorize(runtime, params);
@@ -214,7 +231,7 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   });
 
-  app.post(profile.authorizePath, async (req, reply) => {
+  app.post(profile.authorizePath, { errorHandler: consentBodyError }, async (req, reply) => {
     const params = stringParams(req.body);
     const check = checkAuthorize(runtime, params);
     if (check.kind !== 'ok') return sendAuthorizeFailure(reply, module.key, check);
@@ -248,7 +265,7 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
     return reply.redirect(withQuery(request.redirectUri, { code: code.code, state: request.state }), 302);
   });
 
-  app.post(profile.tokenPath, async (req, reply) => {
+  app.post(profile.tokenPath, { errorHandler: tokenBodyError }, async (req, reply) => {
     const fail = (kind: OAuthErrorKind, description: string) => {
       const { status, body } = profile.tokenError(kind, description);
       return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
