@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
 
@@ -471,6 +472,63 @@ describe('HubSpot OAuth over HTTP', () => {
 
     const badGrant = await token({ grant_type: 'password' });
     expect(badGrant).toMatchObject({ httpStatus: 400, status: 'BAD_GRANT_TYPE' });
+  });
+
+  it('maps code-exchange failures onto HubSpot statuses: redirect mismatch, PKCE verifier, client id', async () => {
+    emu.control.registerClient('hubspot', { clientId, clientSecret, redirectUris: [redirectUri] });
+    const verifier = 'a'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorize = new URL(`${base}/oauth/authorize`);
+    authorize.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'oauth',
+      state: 's2',
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    const code = async () =>
+      new URL(await submitConsent(authorize.toString(), { userId: ADA, decision: 'allow' })).searchParams.get(
+        'code',
+      )!;
+
+    const wrongRedirect = await token({
+      grant_type: 'authorization_code',
+      code: await code(),
+      redirect_uri: 'http://127.0.0.1:9/other',
+    });
+    expect(wrongRedirect).toMatchObject({ httpStatus: 400, status: 'BAD_REDIRECT_URI' });
+    const noVerifier = await token({
+      grant_type: 'authorization_code',
+      code: await code(),
+      redirect_uri: redirectUri,
+    });
+    expect(noVerifier).toMatchObject({ httpStatus: 400, status: 'BAD_CODE_VERIFIER' });
+    const withVerifier = await token({
+      grant_type: 'authorization_code',
+      code: await code(),
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    });
+    expect(withVerifier).toMatchObject({ httpStatus: 200, token_type: 'bearer' });
+
+    const noClient = await fetch(`${base}/oauth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x' }),
+    });
+    expect(await noClient.json()).toMatchObject({ status: 'BAD_CLIENT_ID' });
+    const unknownCode = await token({
+      grant_type: 'authorization_code',
+      code: 'na1-nope',
+      redirect_uri: redirectUri,
+    });
+    expect(unknownCode).toMatchObject({
+      httpStatus: 400,
+      status: 'BAD_AUTH_CODE',
+      message: 'missing or unknown auth code',
+    });
   });
 
   it('describes a live access token and reports the expiry of a dead one on CRM calls', async () => {
