@@ -142,11 +142,10 @@ function listChildren(call: GraphCall, drive: Drive, parent: DriveItem): Fastify
     '@odata.context': metadata(call, `drives('${drive.id}')/items('${parent.id}')/children`),
   };
   if (offset + pageSize < children.length) {
-    const params = new URLSearchParams();
-    if (call.query.$select) params.set('$select', call.query.$select);
-    params.set('$top', String(pageSize));
-    params.set('$skiptoken', encodeSkipToken(offset + pageSize));
-    body['@odata.nextLink'] = `${call.base}${call.path}?${params.toString()}`;
+    // Graph writes the `$` of OData options unescaped in its links.
+    const select = call.query.$select ? `$select=${encodeURIComponent(call.query.$select)}&` : '';
+    body['@odata.nextLink'] =
+      `${call.base}${call.path}?${select}$top=${pageSize}&$skiptoken=${encodeSkipToken(offset + pageSize)}`;
   }
   body.value = page.map((item) => applySelect(call, itemBody(call, drive, item)));
   return sendJson(call, 200, body);

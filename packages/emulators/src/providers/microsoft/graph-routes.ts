@@ -44,6 +44,13 @@ function dispatch(call: GraphCall, segments: string[]): FastifyReply | Promise<F
   if (head === undefined) return unknownSegment(req, reply, '');
   if (head === 'me') {
     if (second === undefined) return method === 'GET' ? sendMe(call) : methodNotAllowed(req, reply);
+    if (second === 'drive') {
+      const drive = call.tenant.drives.get(call.tenant.personalDriveId)!;
+      return handleDrive(call, drive, segments, 2);
+    }
+    if (second === 'drives' && segments.length === 2) {
+      return method === 'GET' ? sendDriveList(call, call.tenant.personalSite) : methodNotAllowed(req, reply);
+    }
     if (segments.length > 2) return unknownSegment(req, reply, segments[2]!);
     if (second === 'followedSites') {
       if (method !== 'GET') return methodNotAllowed(req, reply);

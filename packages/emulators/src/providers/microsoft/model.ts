@@ -24,6 +24,8 @@ export interface Drive {
   siteId: string;
   name: string;
   description: string;
+  /** `documentLibrary` for a site's library, `business` for a user's OneDrive. */
+  driveType: 'documentLibrary' | 'business';
   /** URL path segment of the library, e.g. "Shared%20Documents". */
   urlName: string;
   createdDateTime: string;
@@ -60,6 +62,9 @@ export interface TenantData {
   user: MicrosoftUser;
   sites: Site[];
   followedSiteIds: string[];
+  /** The user's OneDrive lives in a personal site that search and listings do not show. */
+  personalSite: Site;
+  personalDriveId: string;
   drives: Map<string, Drive>;
 }
 

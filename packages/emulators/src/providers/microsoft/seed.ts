@@ -86,16 +86,17 @@ function extensionOf(name: string): keyof typeof MIME {
   return ext in MIME ? (ext as keyof typeof MIME) : 'txt';
 }
 
-function seedDrive(user: MicrosoftUser, site: Site, library: SeedLibrary): Drive {
+function seedDrive(user: MicrosoftUser, site: Site, library: SeedLibrary, personal = false): Drive {
   const seed = `${user.id}:${site.path}:Documents`;
   const id = driveId(seed);
   const rootId = driveItemId(`${seed}:root`);
   const drive: Drive = {
     id,
     siteId: site.id,
-    name: 'Documents',
+    name: personal ? 'OneDrive' : 'Documents',
     description: '',
-    urlName: 'Shared%20Documents',
+    driveType: personal ? 'business' : 'documentLibrary',
+    urlName: personal ? 'Documents' : 'Shared%20Documents',
     createdDateTime: site.createdDateTime,
     lastModifiedDateTime: seedDate(30),
     rootId,
@@ -154,8 +155,8 @@ function seedSite(
   displayName: string,
   description: string,
   day: number,
+  host = user.tenant.sharepointHost,
 ): Site {
-  const host = user.tenant.sharepointHost;
   const siteCollectionId = stableGuid(`${user.id}:site-collection:${path}`);
   const webId = stableGuid(`${user.id}:web:${path}`);
   return {
@@ -242,10 +243,35 @@ function seedTenant(user: MicrosoftUser): TenantData {
     site.driveIds.push(drive.id);
     drives.set(drive.id, drive);
   }
+  const personalSite = seedSite(
+    user,
+    `/personal/${user.email.replace(/[@.]/g, '_')}`,
+    user.name,
+    '',
+    -300,
+    user.tenant.sharepointHost.replace('.sharepoint.com', '-my.sharepoint.com'),
+  );
+  const oneDrive = seedDrive(
+    user,
+    personalSite,
+    {
+      files: [
+        { name: 'Notes.txt', text: `${user.givenName}'s notes: remember the Bernoulli numbers.`, day: 20 },
+      ],
+      folders: [
+        { name: 'Drafts', day: 21, files: [{ name: 'Ideas.docx', text: 'Ideas worth writing up', day: 22 }] },
+      ],
+    },
+    true,
+  );
+  personalSite.driveIds.push(oneDrive.id);
+  drives.set(oneDrive.id, oneDrive);
   return {
     user,
     sites: [root, marketing, engineering],
     followedSiteIds: [marketing.id, engineering.id],
+    personalSite,
+    personalDriveId: oneDrive.id,
     drives,
   };
 }

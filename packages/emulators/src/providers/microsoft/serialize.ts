@@ -50,9 +50,12 @@ export function driveJson(tenant: TenantData, site: Site, drive: Drive): Record<
     lastModifiedDateTime: drive.lastModifiedDateTime,
     name: drive.name,
     webUrl: `${siteWebUrl(site)}/${drive.urlName}`,
-    driveType: 'documentLibrary',
+    driveType: drive.driveType,
     createdBy: { user: { displayName: 'System Account' } },
-    owner: { group: { id: site.siteCollectionId, displayName: `${site.displayName} Owners` } },
+    owner:
+      drive.driveType === 'business'
+        ? { user: { email: tenant.user.email, id: tenant.user.id, displayName: tenant.user.name } }
+        : { group: { id: site.siteCollectionId, displayName: `${site.displayName} Owners` } },
     quota: { deleted: 0, remaining: total - used, state: 'normal', total, used },
     lastModifiedBy: identity(tenant, tenant.user.id),
   };
@@ -87,12 +90,12 @@ export function itemJson(
     lastModifiedBy: identity(tenant, item.lastModifiedBy),
   });
   if (item.parentId === null) {
-    body.parentReference = { driveType: 'documentLibrary', driveId: drive.id };
+    body.parentReference = { driveType: drive.driveType, driveId: drive.id };
   } else {
     const parent = drive.items.get(item.parentId);
     const parentPath = ancestorNames(drive, item);
     body.parentReference = {
-      driveType: 'documentLibrary',
+      driveType: drive.driveType,
       driveId: drive.id,
       id: item.parentId,
       name: parent?.parentId === null ? drive.name : parent?.name,

@@ -85,6 +85,7 @@ export function followedSites(call: GraphCall): FastifyReply {
 }
 
 export function siteOfDrive(call: GraphCall, drive: Drive): Site {
+  if (drive.siteId === call.tenant.personalSite.id) return call.tenant.personalSite;
   return call.tenant.sites.find((s) => s.id === drive.siteId) ?? call.tenant.sites[0]!;
 }
 
