@@ -13,6 +13,7 @@ import { seedWorkspace } from './seed.js';
 import { notionUsers } from './users.js';
 
 export type { NotionState, Workspace } from './model.js';
+export { notionSeedIds } from './seed.js';
 export { notionUsers } from './users.js';
 
 /** Notion (API version 2022-06-28): one workspace per emulated user, served under `/notion`. */

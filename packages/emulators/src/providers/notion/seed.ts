@@ -436,3 +436,17 @@ export function seedWorkspace(owner: EmulatedUser): Workspace {
   s.comment('c4', notes, 'd2', teammate, 'Love the code sample.');
   return ws;
 }
+
+/** Ids of a user's seeded objects, stable across resets, for tests and docs. */
+export function notionSeedIds(userId: string) {
+  return {
+    notesPageId: stableId(`${userId}:page:notes`),
+    roadmapPageId: stableId(`${userId}:page:roadmap`),
+    meetingPageId: stableId(`${userId}:page:meeting`),
+    tasksDatabaseId: stableId(`${userId}:database:tasks`),
+    toggleBlockId: stableId(`${userId}:block:notes:toggle`),
+    introBlockId: stableId(`${userId}:block:notes:intro`),
+    firstDiscussionId: stableId(`${userId}:discussion:d1`),
+    taskPageId: (n: number) => stableId(`${userId}:row:task-${n}`),
+  };
+}
