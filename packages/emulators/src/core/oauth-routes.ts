@@ -246,7 +246,7 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
         302,
       );
     }
-    const user = module.users.find((u) => u.id === params.user_id);
+    const user = module.users.find((u) => u.id === params.user_id || u.email === params.user_id);
     if (!user) {
       return sendAuthorizeFailure(reply, module.key, {
         kind: 'page',
