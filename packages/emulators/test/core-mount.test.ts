@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EmulatorControl, emulatorsPlugin, startEmulators, submitConsent } from '../src/index.js';
@@ -27,6 +28,8 @@ describe('mounting the emulators inside another app', () => {
   async function mount(options: { mountPrefix?: string; control?: boolean } = {}) {
     app = Fastify();
     let control: EmulatorControl | undefined;
+    // Like the gateway: the host app parses forms itself.
+    await app.register(formbody);
     app.get('/health', async () => ({ ok: true }));
     await app.register(emulatorsPlugin, {
       prefix: '/sandbox',

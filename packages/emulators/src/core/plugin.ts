@@ -34,7 +34,10 @@ export const emulatorsPlugin: FastifyPluginAsync<EmulatorsPluginOptions> = async
   const host = new EmulatorHost(modules, { clock: opts.clock, tokenTtlSeconds: opts.tokenTtlSeconds });
   host.routePrefix = app.prefix;
   host.mountPrefix = (opts.mountPrefix ?? app.prefix).replace(/\/+$/, '');
-  await app.register(formbody, { bodyLimit: DEFAULT_BODY_LIMIT });
+  // A host app (the gateway) may already parse forms; a second parser for the same type would throw.
+  if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
+    await app.register(formbody, { bodyLimit: DEFAULT_BODY_LIMIT });
+  }
 
   for (const runtime of host.runtimes.values()) {
     await app.register(
