@@ -645,6 +645,21 @@ describe('databases', () => {
       sorts: [{ property: 'Due', direction: 'ascending' }],
     });
     expect(names(byDue.results)[0]).toBe('Translate Menabrea memoir');
+    const byPriority = await notion.databases.query({
+      database_id: ada.tasksDatabaseId,
+      sorts: [
+        { property: 'Priority', direction: 'ascending' },
+        { property: 'Estimate', direction: 'ascending' },
+      ],
+    });
+    // Select values sort by the schema's option order (High, Medium, Low), not alphabetically.
+    expect(names(byPriority.results)).toEqual([
+      'Translate Menabrea memoir',
+      'Write Note G',
+      'Send letters to Babbage',
+      'Compute Bernoulli numbers',
+      'Review punched card design',
+    ]);
     const newest = await notion.databases.query({
       database_id: ada.tasksDatabaseId,
       sorts: [{ timestamp: 'created_time', direction: 'descending' }],

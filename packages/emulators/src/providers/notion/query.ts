@@ -296,6 +296,12 @@ export function buildFilter(
 type Comparator = (a: PageRecord, b: PageRecord) => number;
 
 function sortKey(ws: Workspace, page: PageRecord, schema: PropertySchema): string | number | null {
+  if (schema.type === 'select' || schema.type === 'status') {
+    // Notion orders select and status values by the option order of the schema, not by name.
+    const options = (schema.config.options as SelectOption[] | undefined) ?? [];
+    const index = options.findIndex((o) => o.id === page.values.get(schema.id));
+    return index < 0 ? null : index;
+  }
   const value = renderValue(ws, page, schema);
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'string') return value;
