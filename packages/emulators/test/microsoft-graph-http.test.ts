@@ -230,3 +230,54 @@ describe('Drive item writes', () => {
     expect(hash.digest('hex')).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 });
+
+describe('Drive addressing', () => {
+  it('renames and moves an item with PATCH, refusing a name clash', async () => {
+    const welcome = (await (await graph('/sites/root/drive/root:/Welcome.txt')).json()) as Item;
+    const projects = (await (await graph('/sites/root/drive/root:/Projects')).json()) as Item;
+    const patch = (body: unknown) =>
+      graph(`/sites/root/drive/items/${welcome.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await expectGraphError(await patch({ name: 'Brand Guidelines.pdf' }), 409, 'nameAlreadyExists');
+    const moved = await patch({ name: 'Hello.txt', parentReference: { id: projects.id } });
+    expect(moved.status).toBe(200);
+    expect(((await moved.json()) as Item).name).toBe('Hello.txt');
+    expect((await graph('/sites/root/drive/root:/Projects/Hello.txt')).status).toBe(200);
+    await expectGraphError(await graph('/sites/root/drive/root:/Welcome.txt'), 404, 'itemNotFound');
+  });
+
+  it('reaches the same library through /drives/{id} and /sites/{id}/drives/{id}', async () => {
+    const site = (await (await graph('/sites/contoso.sharepoint.com:/sites/engineering')).json()) as {
+      id: string;
+    };
+    const drives = (await (await graph(`/sites/${site.id}/drives`)).json()) as {
+      value: Array<{ id: string; name: string }>;
+    };
+    expect(drives.value.map((d) => d.name)).toEqual(['Documents']);
+    const driveId = drives.value[0]!.id;
+    const viaDrives = (await (await graph(`/drives/${driveId}/root:/Specs:/children`)).json()) as {
+      value: Item[];
+    };
+    const viaSite = (await (
+      await graph(`/sites/${site.id}/drives/${driveId}/root:/Specs:/children`)
+    ).json()) as {
+      value: Item[];
+    };
+    expect(viaDrives.value.map((i) => i.name)).toEqual(['Architecture.pdf']);
+    expect(viaSite.value).toEqual(
+      viaDrives.value.map((i) => ({ ...i, '@microsoft.graph.downloadUrl': expect.any(String) })),
+    );
+  });
+
+  it('counts requests to fixed Graph paths under their own names', async () => {
+    emu.control.resetCounters();
+    await graph('/me');
+    await graph('/sites/root/drive/root:/Welcome.txt');
+    const { requests } = emu.control.counters();
+    expect(requests['GET /microsoft/v1.0/me']).toBe(1);
+    expect(requests['GET /microsoft/v1.0/*']).toBe(1);
+  });
+});

@@ -14,6 +14,19 @@ import { revokeSignInSessions, sendMe } from './me.js';
 import type { MicrosoftState } from './model.js';
 import { followedSites, resolveSite, searchSites, sendDriveList, sendSite, sendSiteList } from './sites.js';
 
+const FIXED_PATHS = [
+  '/v1.0/me',
+  '/v1.0/me/followedSites',
+  '/v1.0/me/revokeSignInSessions',
+  '/v1.0/me/drive',
+  '/v1.0/me/drives',
+  '/v1.0/sites',
+  '/v1.0/sites/root',
+  '/v1.0/sites/root/drive',
+  '/v1.0/sites/root/drive/root/children',
+  '/v1.0/me/drive/root/children',
+];
+
 /** Uploads may be up to ~1 GiB; leave headroom. */
 const UPLOAD_BODY_LIMIT = 2 * 1024 * 1024 * 1024;
 
@@ -110,33 +123,38 @@ export function registerGraphRoutes(
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
-  app.route({
-    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    url: '/v1.0/*',
-    bodyLimit: UPLOAD_BODY_LIMIT,
-    handler: async (req, reply) => {
-      const auth = ctx.authenticate(req);
-      if (!auth.ok) return sendAuthError(reply, auth.reason);
-      const state = getState();
-      const tenant = state.tenants.get(auth.user.id);
-      if (!tenant) return sendAuthError(reply, 'unknown');
-      const rawUrl = req.url.split('?')[0] ?? '';
-      const start = rawUrl.indexOf('/v1.0/');
-      const path = rawUrl.slice(start);
-      const segments = splitPath(path.slice('/v1.0/'.length));
-      if (!segments) return invalidRequest(req, reply, 'The request URI is not valid.');
-      const call: GraphCall = {
-        req,
-        reply,
-        ctx,
-        state,
-        tenant,
-        token: auth.token,
-        base: ctx.publicBase(req),
-        query: querySingles(req),
-        path,
-      };
-      return dispatch(call, segments);
-    },
-  });
+  const handler = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const auth = ctx.authenticate(req);
+    if (!auth.ok) return sendAuthError(reply, auth.reason);
+    const state = getState();
+    const tenant = state.tenants.get(auth.user.id);
+    if (!tenant) return sendAuthError(reply, 'unknown');
+    const rawUrl = req.url.split('?')[0] ?? '';
+    const path = rawUrl.slice(rawUrl.indexOf('/v1.0/'));
+    const segments = splitPath(path.slice('/v1.0/'.length));
+    if (!segments) return invalidRequest(req, reply, 'The request URI is not valid.');
+    const call: GraphCall = {
+      req,
+      reply,
+      ctx,
+      state,
+      tenant,
+      token: auth.token,
+      base: ctx.publicBase(req),
+      query: querySingles(req),
+      path,
+    };
+    return dispatch(call, segments);
+  };
+
+  // Fixed paths get routes of their own only so the request counters name them; the catch-all
+  // answers everything, these included.
+  for (const url of [...FIXED_PATHS, '/v1.0/*']) {
+    app.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      url,
+      bodyLimit: UPLOAD_BODY_LIMIT,
+      handler,
+    });
+  }
 }
