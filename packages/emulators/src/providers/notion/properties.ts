@@ -2,6 +2,7 @@ import { shapeError, validationError } from './errors.js';
 import { parseId, propertyId, stableId } from './ids.js';
 import type { PageRecord, PropertySchema, PropertyValue, SelectOption, Workspace } from './model.js';
 import { isColor, isRecord, parseRichText, type RichText } from './rich-text.js';
+import { notionTime } from './time.js';
 import { renderPerson } from './users.js';
 
 /** Property types this emulator models (the common ones; formulas and rollups are not emulated). */
@@ -397,9 +398,9 @@ function userObject(ws: Workspace, id: string): Record<string, unknown> {
 export function renderValue(ws: Workspace, page: PageRecord, schema: PropertySchema): unknown {
   switch (schema.type) {
     case 'created_time':
-      return new Date(Math.floor(page.createdTime / 60_000) * 60_000).toISOString();
+      return notionTime(page.createdTime);
     case 'last_edited_time':
-      return new Date(Math.floor(page.lastEditedTime / 60_000) * 60_000).toISOString();
+      return notionTime(page.lastEditedTime);
     case 'created_by':
       return userObject(ws, page.createdBy);
     case 'last_edited_by':

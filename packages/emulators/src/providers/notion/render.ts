@@ -2,21 +2,10 @@ import { compactId } from './ids.js';
 import type { BlockRecord, CommentRecord, DatabaseRecord, PageRecord, Workspace } from './model.js';
 import { renderPropertyEntry, renderSchemaProperty } from './properties.js';
 import { plainText, type RichText } from './rich-text.js';
-import { renderPerson } from './users.js';
-
-/** Notion rounds object timestamps down to the minute. */
-export function notionTime(ms: number): string {
-  return new Date(Math.floor(ms / 60_000) * 60_000).toISOString();
-}
+import { notionTime } from './time.js';
 
 export function partialUser(id: string): { object: 'user'; id: string } {
   return { object: 'user', id };
-}
-
-/** Property values render people in full when they are workspace members, bots as partial users. */
-export function userObject(ws: Workspace, id: string): Record<string, unknown> {
-  const member = ws.identity.members.find((m) => m.id === id);
-  return member ? renderPerson(member) : partialUser(id);
 }
 
 export function pageTitle(ws: Workspace, page: PageRecord): RichText[] {
