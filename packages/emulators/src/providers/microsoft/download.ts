@@ -121,7 +121,6 @@ export function sendFileBytes(req: FastifyRequest, reply: FastifyReply, item: Dr
   const { start, end } = range ?? { start: 0, end: item.size };
   if (range) reply.code(206).header('content-range', `bytes ${start}-${end - 1}/${item.size}`);
   reply.header('content-length', String(end - start));
-  if (req.method === 'HEAD') return reply.send();
   return reply.send(Readable.from(slice(item.chunks, start, end), { objectMode: false }));
 }
 
