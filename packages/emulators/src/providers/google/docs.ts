@@ -155,6 +155,38 @@ export function documentPlainText(doc: DocumentModel): string {
   return bodyText(doc.body);
 }
 
+export interface ExportParagraph {
+  /** Without the closing newline. */
+  text: string;
+  namedStyleType: string;
+  bulleted: boolean;
+  runs: Array<{ text: string; bold: boolean; italic: boolean }>;
+}
+
+/** Paragraphs with their style, for Drive's HTML and Markdown exports of a native document. */
+export function documentParagraphs(doc: DocumentModel): ExportParagraph[] {
+  const out: ExportParagraph[] = [];
+  let runs: ExportParagraph['runs'] = [];
+  for (const run of doc.body.runs) {
+    const style = JSON.parse(run.style) as TextStyle;
+    const parts = run.text.split('\n');
+    parts.forEach((part, i) => {
+      if (part !== '') runs.push({ text: part, bold: style.bold === true, italic: style.italic === true });
+      if (i < parts.length - 1) {
+        const props = doc.body.paragraphs[out.length];
+        out.push({
+          text: runs.map((r) => r.text).join(''),
+          namedStyleType: String(props?.style.namedStyleType ?? 'NORMAL_TEXT'),
+          bulleted: props?.bullet !== undefined,
+          runs,
+        });
+        runs = [];
+      }
+    });
+  }
+  return out;
+}
+
 // ---- routes ---------------------------------------------------------------------------------
 
 const SERVICE = 'docs.googleapis.com';

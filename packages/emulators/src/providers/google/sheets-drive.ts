@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { bumpVersion } from './drive-resource.js';
+import { driveRootIdFor } from './drive-seed.js';
 import type { DriveFile } from './shared.js';
 
 /**
@@ -25,7 +27,7 @@ export function fileNativeDocument(
     id: file.id,
     name: file.name,
     mimeType: file.mimeType,
-    parents: [rootFolderId(drive)],
+    parents: [driveRootIdFor(file.ownerId)],
     createdTime: at,
     modifiedTime: at,
     trashed: false,
@@ -36,19 +38,8 @@ export function fileNativeDocument(
   return entry;
 }
 
-/**
- * The id Drive files its root-level items under. Drive's seed decides it; reuse whatever parent
- * its root-level files carry, else the `root` alias Drive accepts everywhere.
- */
-function rootFolderId(drive: Map<string, DriveFile>): string {
-  for (const f of drive.values()) {
-    const root = f.extra?.rootFolderId;
-    if (typeof root === 'string') return root;
-  }
-  return 'root';
-}
-
+/** An edit through Sheets or Docs is a new version of the Drive file. */
 export function touchDriveFile(drive: Map<string, DriveFile>, id: string, now: number): void {
   const f = drive.get(id);
-  if (f) f.modifiedTime = new Date(now).toISOString();
+  if (f) bumpVersion(f, now);
 }

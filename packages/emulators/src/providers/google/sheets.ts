@@ -150,6 +150,27 @@ export function seedSheets(
   return { spreadsheets };
 }
 
+/**
+ * One tab's cells as the Sheets UI shows them (formatted values, trailing empties trimmed), for
+ * Drive's CSV/TSV export of a native spreadsheet.
+ */
+export function sheetFormattedRows(ss: SpreadsheetModel, sheetIndex = 0): string[][] {
+  const sheet = ss.sheets[sheetIndex];
+  if (!sheet) return [];
+  const grid = {
+    sheetTitle: sheet.title,
+    startRow: 0,
+    startCol: 0,
+    endRow: sheet.rowCount - 1,
+    endCol: sheet.columnCount - 1,
+  };
+  const { values = [] } = readValues(ss, { sheet, grid }, 'ROWS', {
+    valueRenderOption: 'FORMATTED_VALUE',
+    dateTimeRenderOption: 'FORMATTED_STRING',
+  });
+  return values.map((row) => row.map(String));
+}
+
 // ---- JSON shapes ----------------------------------------------------------------------------
 
 function sheetProperties(sheet: SheetModel, index: number): Record<string, unknown> {
