@@ -230,6 +230,15 @@ describe('blocks', () => {
     expect(plain(updated.paragraph.rich_text)).toBe('Rewritten');
     expect(updated.paragraph.rich_text[0]?.annotations.bold).toBe(true);
     expect(updated.last_edited_by.id).toBe(me.id);
+    const todos = (await notion.blocks.children.list({ block_id: ada.notesPageId }))
+      .results as BlockObjectResponse[];
+    const todo = todos.find((b) => b.type === 'to_do' && !b.to_do.checked)!;
+    const checked = await notion.blocks.update({ block_id: todo.id, to_do: { checked: true } });
+    // A partial update keeps the fields it does not name.
+    expect(isFullBlock(checked) && checked.type === 'to_do' && checked.to_do).toMatchObject({
+      checked: true,
+      rich_text: todo.type === 'to_do' ? todo.to_do.rich_text : [],
+    });
     const again = await notion.blocks.retrieve({ block_id: ada.introBlockId });
     expect(isFullBlock(again) && again.type === 'paragraph' && plain(again.paragraph.rich_text)).toBe(
       'Rewritten',
@@ -673,6 +682,48 @@ describe('databases', () => {
       }),
     );
     expect(bad.code).toBe(APIErrorCode.ValidationError);
+  });
+
+  it('filters by people, relative dates and timestamps', async () => {
+    const notion = sdkFor(ADA);
+    const names = (rows: Array<{ object: string }>) =>
+      rows.map((r) => titleOf(r as PageObjectResponse)).sort();
+    const mine = await notion.databases.query({
+      database_id: ada.tasksDatabaseId,
+      filter: { property: 'Assignee', people: { contains: ADA.replace(/-/g, '') } },
+    });
+    expect(names(mine.results)).toEqual([
+      'Compute Bernoulli numbers',
+      'Send letters to Babbage',
+      'Translate Menabrea memoir',
+    ]);
+    const untagged = await notion.databases.query({
+      database_id: ada.tasksDatabaseId,
+      filter: { property: 'Tags', multi_select: { is_empty: true } },
+    });
+    expect(names(untagged.results)).toEqual(['Send letters to Babbage']);
+
+    const created = await notion.pages.create({
+      parent: { database_id: ada.tasksDatabaseId },
+      properties: {
+        Name: { title: [{ text: { content: 'Fresh' } }] },
+        Due: { date: { start: new Date().toISOString() } },
+      },
+    });
+    const recent = await notion.databases.query({
+      database_id: ada.tasksDatabaseId,
+      filter: { timestamp: 'created_time', created_time: { past_week: {} } },
+    });
+    expect(recent.results.map((r) => r.id)).toEqual([created.id]);
+    const dueSoon = await notion.databases.query({
+      database_id: ada.tasksDatabaseId,
+      filter: { property: 'Due', date: { next_week: {} } },
+    });
+    expect(dueSoon.results.map((r) => r.id)).toEqual([created.id]);
+    // A new status row starts at the first option, as in Notion.
+    expect(isFullPage(created) && created.properties.Status).toMatchObject({
+      status: { name: 'Not started' },
+    });
   });
 
   it('paginates query results with the SDK iterator', async () => {

@@ -1,4 +1,5 @@
 import { shapeError, validationError } from './errors.js';
+import { parseId } from './ids.js';
 import type { DatabaseRecord, PageRecord, PropertySchema, SelectOption, Workspace } from './model.js';
 import { renderValue, textOf } from './properties.js';
 import { isRecord } from './rich-text.js';
@@ -102,23 +103,25 @@ function datePredicate(
   };
   if (op === 'is_empty') return (p) => get(p) === null;
   if (op === 'is_not_empty') return (p) => get(p) !== null;
+  // Relative ranges count whole days and include today, as Notion's do.
+  const today = dayStart(now);
+  const weekday = new Date(now).getUTCDay();
+  const back = (days: number): [number, number] => [today - days * DAY, today + DAY];
+  const ahead = (days: number): [number, number] => [today, today + (days + 1) * DAY];
   const relative: Record<string, [number, number]> = {
-    past_week: [now - 7 * DAY, now],
-    past_month: [now - 30 * DAY, now],
-    past_year: [now - 365 * DAY, now],
-    next_week: [now, now + 7 * DAY],
-    next_month: [now, now + 30 * DAY],
-    next_year: [now, now + 365 * DAY],
-    this_week: [
-      dayStart(now) - new Date(now).getUTCDay() * DAY,
-      dayStart(now) + (7 - new Date(now).getUTCDay()) * DAY,
-    ],
+    past_week: back(7),
+    past_month: back(30),
+    past_year: back(365),
+    next_week: ahead(7),
+    next_month: ahead(30),
+    next_year: ahead(365),
+    this_week: [today - weekday * DAY, today + (7 - weekday) * DAY],
   };
   const range = relative[op];
   if (range) {
     return (p) => {
       const t = time(p);
-      return t !== null && t >= range[0] && t <= range[1];
+      return t !== null && t >= range[0] && t < range[1];
     };
   }
   if (typeof operand !== 'string' || Number.isNaN(Date.parse(operand))) {
@@ -236,8 +239,10 @@ function propertyPredicate(
       if (op === 'is_empty') return (p) => members(p).length === 0;
       if (op === 'is_not_empty') return (p) => members(p).length > 0;
       if (typeof operand !== 'string') throw shapeError('body', `${at}.${op}`, 'a string', operand);
-      if (op === 'contains') return (p) => members(p).includes(operand);
-      if (op === 'does_not_contain') return (p) => !members(p).includes(operand);
+      const wanted = kind === 'multi_select' ? operand : parseId(operand);
+      if (wanted === null) throw shapeError('body', `${at}.${op}`, 'a valid uuid', operand);
+      if (op === 'contains') return (p) => members(p).includes(wanted);
+      if (op === 'does_not_contain') return (p) => !members(p).includes(wanted);
       throw unknownCondition(at, op);
     }
     case 'date': {
