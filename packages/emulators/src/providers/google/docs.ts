@@ -23,7 +23,13 @@ import { documentJson } from './docs-render.js';
 import type { GoogleDataOf, GoogleUserData } from './index.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, googleErrorBody, sendGoogleError } from './shared.js';
-import { documentIdFrom, fileNativeDocument, randomDocumentId, touchDriveFile } from './sheets-drive.js';
+import {
+  documentIdFrom,
+  fileNativeDocument,
+  randomDocumentId,
+  setDriveText,
+  touchDriveFile,
+} from './sheets-drive.js';
 import { applyFieldMask } from './sheets-fields.js';
 
 export type { DocumentModel } from './docs-model.js';
@@ -254,6 +260,7 @@ export function registerDocsRoutes(app: FastifyInstance, ctx: ProviderContext, d
       ownerId: auth.user.id,
       now: ctx.clock(),
     });
+    setDriveText(data.drive, doc.documentId, bodyText(doc.body));
     return send(req, reply, documentJson(doc));
   });
 
@@ -296,6 +303,7 @@ export function registerDocsRoutes(app: FastifyInstance, ctx: ProviderContext, d
         }
         const result = batchUpdate(doc, (req.body ?? {}) as Record<string, unknown>);
         touchDriveFile(data.drive, doc.documentId, ctx.clock());
+        setDriveText(data.drive, doc.documentId, bodyText(doc.body));
         return send(req, reply, result);
       } catch (e) {
         if (e instanceof DocsRequestError) return sendError(reply, e);

@@ -140,7 +140,7 @@ export function parseA1(text: string, sheetTitles: readonly string[]): A1Range |
     if (bang >= 0) {
       sheetPart = trimmed.slice(0, bang);
       cellPart = trimmed.slice(bang + 1);
-    } else if (sheetTitles.includes(trimmed)) {
+    } else if (sheetTitles.some((t) => t.toLowerCase() === trimmed.toLowerCase())) {
       sheetPart = trimmed;
     } else {
       cellPart = trimmed;

@@ -43,3 +43,15 @@ export function touchDriveFile(drive: Map<string, DriveFile>, id: string, now: n
   const f = drive.get(id);
   if (f) bumpVersion(f, now);
 }
+
+/** Drive exports and full-text search read a native file's text from `extra.text`; keep it current. */
+export function setDriveText(drive: Map<string, DriveFile>, id: string, text: string): void {
+  const f = drive.get(id);
+  if (f) f.extra = { ...f.extra, text };
+}
+
+/** RFC 4180 CSV, as Drive exports a spreadsheet's first tab. */
+export function toCsv(rows: string[][]): string {
+  const cell = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+  return rows.map((r) => r.map(cell).join(',')).join('\r\n');
+}

@@ -86,8 +86,7 @@ export function resolveRange(
     ss.sheets.map((s) => s.title),
   );
   if (!parsed) throw new SheetsRequestError(`Unable to parse range: ${text}`);
-  const sheet =
-    parsed.sheetTitle === undefined ? ss.sheets[0] : ss.sheets.find((s) => s.title === parsed.sheetTitle);
+  const sheet = parsed.sheetTitle === undefined ? ss.sheets[0] : findSheetByTitle(ss, parsed.sheetTitle);
   if (!sheet) throw new SheetsRequestError(`Unable to parse range: ${text}`);
   const grid: GridRange = {
     sheetTitle: sheet.title,
@@ -109,6 +108,14 @@ export function resolveRange(
     throw new SheetsRequestError(gridLimitMessage(sheet, grid));
   }
   return { sheet, grid, parsed };
+}
+
+/** Sheet titles in A1 notation match case-insensitively, an exact match first. */
+export function findSheetByTitle(ss: SpreadsheetModel, title: string): SheetModel | undefined {
+  return (
+    ss.sheets.find((s) => s.title === title) ??
+    ss.sheets.find((s) => s.title.toLowerCase() === title.toLowerCase())
+  );
 }
 
 export function gridLimitMessage(sheet: SheetModel, grid: GridRange): string {

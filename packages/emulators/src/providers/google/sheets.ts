@@ -5,7 +5,14 @@ import type { GoogleDataOf, GoogleUserData } from './index.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
 import { formatRange, type GridRange } from './sheets-a1.js';
-import { documentIdFrom, fileNativeDocument, randomDocumentId, touchDriveFile } from './sheets-drive.js';
+import {
+  documentIdFrom,
+  fileNativeDocument,
+  randomDocumentId,
+  setDriveText,
+  toCsv,
+  touchDriveFile,
+} from './sheets-drive.js';
 import { applyFieldMask } from './sheets-fields.js';
 import {
   clearRange,
@@ -147,6 +154,7 @@ export function seedSheets(
     ownerId: user.id,
     now: ctx.clock(),
   });
+  setDriveText(drive, id, toCsv(sheetFormattedRows(spreadsheets.get(id) as SpreadsheetModel)));
   return { spreadsheets };
 }
 
@@ -421,6 +429,7 @@ export function registerSheetsRoutes(app: FastifyInstance, ctx: ProviderContext,
         ownerId: auth.user.id,
         now: ctx.clock(),
       });
+      setDriveText(data.drive, ss.spreadsheetId, toCsv(sheetFormattedRows(ss)));
       return send(req, reply, spreadsheetJson(ss));
     } catch (e) {
       if (e instanceof SheetsRequestError) return badRequest(reply, e.message);
@@ -452,6 +461,7 @@ export function registerSheetsRoutes(app: FastifyInstance, ctx: ProviderContext,
           touchDriveFile(data.drive, ss.spreadsheetId, ctx.clock());
           const file = data.drive.get(ss.spreadsheetId);
           if (file) file.name = ss.title;
+          setDriveText(data.drive, ss.spreadsheetId, toCsv(sheetFormattedRows(ss)));
         }
         return send(req, reply, body);
       } catch (e) {
