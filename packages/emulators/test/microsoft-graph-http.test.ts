@@ -281,3 +281,81 @@ describe('Drive addressing', () => {
     expect(requests['GET /microsoft/v1.0/*']).toBe(1);
   });
 });
+
+describe('Resumable uploads', () => {
+  interface Session {
+    uploadUrl: string;
+    expirationDateTime: string;
+    nextExpectedRanges: string[];
+  }
+
+  const FRAGMENT = 320 * 1024;
+
+  async function openSession(path: string, body: unknown = {}): Promise<Session> {
+    const res = await graph(`/sites/root/drive/root:/${path}:/createUploadSession`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    const session = (await res.json()) as Session;
+    expect(session.nextExpectedRanges).toEqual(['0-']);
+    return session;
+  }
+
+  function putRange(session: Session, bytes: Buffer, start: number, end: number): Promise<Response> {
+    return fetch(session.uploadUrl, {
+      method: 'PUT',
+      headers: { 'content-range': `bytes ${start}-${end - 1}/${bytes.length}` },
+      body: bytes.subarray(start, end),
+    });
+  }
+
+  it('takes a file in ranges at the pre-authenticated URL, then creates the item', async () => {
+    const bytes = randomBytes(3 * FRAGMENT + 1000);
+    const session = await openSession('Videos/talk.bin', {
+      item: { '@microsoft.graph.conflictBehavior': 'rename' },
+    });
+    expect(new URL(session.uploadUrl).searchParams.get('tempauth')).toBeTruthy();
+
+    const first = await putRange(session, bytes, 0, FRAGMENT);
+    expect(first.status).toBe(202);
+    expect(((await first.json()) as Session).nextExpectedRanges).toEqual([`${FRAGMENT}-${bytes.length - 1}`]);
+    const overlap = await putRange(session, bytes, 0, FRAGMENT);
+    await expectGraphError(overlap, 416, 'invalidRange');
+    expect((await putRange(session, bytes, FRAGMENT, 3 * FRAGMENT)).status).toBe(202);
+
+    const status = (await (await fetch(session.uploadUrl)).json()) as Session;
+    expect(status.nextExpectedRanges).toEqual([`${3 * FRAGMENT}-${bytes.length - 1}`]);
+
+    const last = await putRange(session, bytes, 3 * FRAGMENT, bytes.length);
+    expect(last.status).toBe(201);
+    const item = (await last.json()) as Item;
+    expect(item).toMatchObject({ name: 'talk.bin', size: bytes.length });
+    expect(item.file?.hashes.quickXorHash).toBe(quickXorHash([bytes]));
+    const downloaded = Buffer.from(await (await fetch(item['@microsoft.graph.downloadUrl']!)).arrayBuffer());
+    expect(downloaded.equals(bytes)).toBe(true);
+    await expectGraphError(await putRange(session, bytes, 0, FRAGMENT), 404, 'itemNotFound');
+  });
+
+  it('renames on a clash when asked and can be cancelled', async () => {
+    const bytes = Buffer.from('new welcome');
+    const session = await openSession('Welcome.txt', {
+      item: { '@microsoft.graph.conflictBehavior': 'rename' },
+    });
+    const done = await putRange(session, bytes, 0, bytes.length);
+    expect(done.status).toBe(201);
+    expect(((await done.json()) as Item).name).toBe('Welcome 1.txt');
+
+    const failing = await graph('/sites/root/drive/root:/Welcome.txt:/createUploadSession', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ item: { '@microsoft.graph.conflictBehavior': 'fail' } }),
+    });
+    await expectGraphError(failing, 409, 'nameAlreadyExists');
+
+    const cancelled = await openSession('Drafts/never.txt');
+    expect((await fetch(cancelled.uploadUrl, { method: 'DELETE' })).status).toBe(204);
+    await expectGraphError(await fetch(cancelled.uploadUrl), 404, 'itemNotFound');
+  });
+});

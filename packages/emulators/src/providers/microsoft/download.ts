@@ -5,17 +5,48 @@ import type { ProviderContext } from '../../core/types.js';
 import type { DriveItem, MicrosoftState } from './model.js';
 
 /** What a pre-authenticated download link grants: one item, until `exp` (epoch seconds). */
-interface TempAuth {
+type TempAuth = {
   u: string;
   d: string;
   i: string;
   exp: number;
-}
+};
 
 export const DOWNLOAD_PATH = '/_layouts/15/download.aspx';
 
 function sign(key: Buffer, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url');
+}
+
+/** A SharePoint-style `tempauth` token: claims the emulator signs, so links need no other credential. */
+export function signTempAuth(
+  state: MicrosoftState,
+  claims: { exp: number; [claim: string]: unknown },
+): string {
+  const payload = `v1.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
+  return `${payload}.${sign(state.signingKey, payload)}`;
+}
+
+/** The claims of a genuine token (expired or not); undefined when forged or malformed. */
+export function verifyTempAuth(state: MicrosoftState, tempauth: string): Record<string, unknown> | undefined {
+  const dot = tempauth.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const payload = tempauth.slice(0, dot);
+  const given = Buffer.from(tempauth.slice(dot + 1));
+  const expected = Buffer.from(sign(state.signingKey, payload));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const claims: unknown = JSON.parse(
+      Buffer.from(payload.replace(/^v1\./, ''), 'base64url').toString('utf8'),
+    );
+    return typeof claims === 'object' &&
+      claims !== null &&
+      typeof (claims as { exp?: unknown }).exp === 'number'
+      ? (claims as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -34,26 +65,18 @@ export function downloadUrl(
     i: grant.item.id,
     exp: Math.floor(nowMs / 1000) + state.downloadUrlTtlSeconds,
   };
-  const payload = `v1.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
-  const tempauth = `${payload}.${sign(state.signingKey, payload)}`;
+  const tempauth = signTempAuth(state, claims);
   return `${base}${DOWNLOAD_PATH}?UniqueId=${grant.item.uniqueId.toLowerCase()}&Translate=false&tempauth=${tempauth}&ApiVersion=2.0`;
 }
 
 function verify(state: MicrosoftState, tempauth: string): TempAuth | undefined {
-  const dot = tempauth.lastIndexOf('.');
-  if (dot < 0) return undefined;
-  const payload = tempauth.slice(0, dot);
-  const given = Buffer.from(tempauth.slice(dot + 1));
-  const expected = Buffer.from(sign(state.signingKey, payload));
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  try {
-    const claims = JSON.parse(
-      Buffer.from(payload.replace(/^v1\./, ''), 'base64url').toString('utf8'),
-    ) as TempAuth;
-    return typeof claims.exp === 'number' ? claims : undefined;
-  } catch {
-    return undefined;
-  }
+  const claims = verifyTempAuth(state, tempauth);
+  return claims &&
+    typeof claims.u === 'string' &&
+    typeof claims.d === 'string' &&
+    typeof claims.i === 'string'
+    ? (claims as unknown as TempAuth)
+    : undefined;
 }
 
 /** SharePoint refuses a bad or stale tempauth with a bare 401 and an `error_description`. */

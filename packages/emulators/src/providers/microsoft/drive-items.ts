@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { receiveBytes, receiveJson } from './body.js';
+import { type ReceivedBytes, receiveBytes, receiveJson } from './body.js';
 import { type GraphCall, metadata, permits, sendJson } from './call.js';
 import { downloadUrl } from './download.js';
 import {
@@ -15,6 +15,7 @@ import { type Drive, type DriveItem, graphDate } from './model.js';
 import { newItem } from './seed.js';
 import { itemJson } from './serialize.js';
 import { sendDrive, siteOfDrive } from './sites.js';
+import { createUploadSession } from './upload-sessions.js';
 
 const DEFAULT_PAGE_SIZE = 200;
 const MAX_PAGE_SIZE = 999;
@@ -258,29 +259,43 @@ function mimeTypeFor(name: string, contentType: string | undefined): string {
   return EXTENSION_TYPES[ext] ?? 'application/octet-stream';
 }
 
-/**
- * `PUT …/content`: replaces an existing file (200) or creates it (201), creating missing folders
- * on the way like SharePoint does. The body streams in as chunks.
- */
-async function upload(
+/** Where an upload lands: an existing file to replace, or a new file under `parent` (after `missingFolders`). */
+export interface UploadPlan {
+  parent: DriveItem;
+  target?: DriveItem;
+  missingFolders: string[];
+  fileName: string;
+  /** Path addressing (`…:/name:/content`) rather than an item id (`items/{id}/content`). */
+  byPath: boolean;
+  behavior: ConflictBehavior;
+}
+
+export type PlanResult = { ok: true; plan: UploadPlan } | { ok: false; send: () => FastifyReply };
+
+/** Resolves an upload's destination without touching the drive, refusing what SharePoint refuses. */
+export function planUpload(
   call: GraphCall,
   drive: Drive,
   base: DriveItem,
   path: string[] | undefined,
-): Promise<FastifyReply> {
-  const behavior = conflictBehavior(call.query['@microsoft.graph.conflictBehavior'], 'replace');
-  if (!behavior)
-    return invalidRequest(call.req, call.reply, 'Invalid value for @microsoft.graph.conflictBehavior.');
+  behaviorValue: unknown,
+): PlanResult {
+  const fail = (send: () => FastifyReply): PlanResult => ({ ok: false, send });
+  const behavior = conflictBehavior(behaviorValue, 'replace');
+  if (!behavior) {
+    return fail(() =>
+      invalidRequest(call.req, call.reply, 'Invalid value for @microsoft.graph.conflictBehavior.'),
+    );
+  }
   let parent = base;
   let target: DriveItem | undefined = path === undefined ? base : undefined;
   const missingFolders: string[] = [];
   let fileName = base.name;
   if (path !== undefined) {
-    if (path.length === 0) return invalidRequest(call.req, call.reply, 'A file name is required.');
-    for (const part of path) {
-      if (part.trim() === '' || INVALID_NAME.test(part)) {
-        return invalidRequest(call.req, call.reply, 'The provided name is not valid.');
-      }
+    if (path.length === 0)
+      return fail(() => invalidRequest(call.req, call.reply, 'A file name is required.'));
+    if (path.some((part) => part.trim() === '' || INVALID_NAME.test(part))) {
+      return fail(() => invalidRequest(call.req, call.reply, 'The provided name is not valid.'));
     }
     fileName = path[path.length - 1]!;
     for (const folderName of path.slice(0, -1)) {
@@ -290,18 +305,31 @@ async function upload(
       }
       const next = childNamed(drive, parent.id, folderName);
       if (!next) missingFolders.push(folderName);
-      else if (!next.folder) return nameAlreadyExists(call);
+      else if (!next.folder) return fail(() => nameAlreadyExists(call));
       else parent = next;
     }
     if (missingFolders.length === 0) target = childNamed(drive, parent.id, fileName);
   }
-  if (target?.folder) return target.parentId === null ? accessDenied(call) : nameAlreadyExists(call);
-  if (target && path !== undefined && behavior === 'fail') return nameAlreadyExists(call);
+  if (target?.folder)
+    return fail(() => (target.parentId === null ? accessDenied(call) : nameAlreadyExists(call)));
+  if (target && path !== undefined && behavior === 'fail') return fail(() => nameAlreadyExists(call));
+  return {
+    ok: true,
+    plan: { parent, target, missingFolders, fileName, byPath: path !== undefined, behavior },
+  };
+}
 
-  const received = await receiveBytes(call.req);
-  const contentType = call.req.headers['content-type'];
+/** Stores received bytes where the plan says: 200 with the replaced file, 201 with a new one. */
+export function commitUpload(
+  call: GraphCall,
+  drive: Drive,
+  plan: UploadPlan,
+  received: ReceivedBytes,
+  contentType: string | undefined,
+): FastifyReply {
   const stamp = now(call);
-  if (target && !(path !== undefined && behavior === 'rename')) {
+  const { target } = plan;
+  if (target && !(plan.byPath && plan.behavior === 'rename')) {
     target.chunks = received.chunks;
     target.size = received.size;
     target.quickXorHash = received.quickXorHash;
@@ -309,7 +337,8 @@ async function upload(
     touch(call, target, true);
     return sendItem(call, drive, target, 200);
   }
-  for (const folderName of missingFolders) {
+  let parent = plan.parent;
+  for (const folderName of plan.missingFolders) {
     const folder = newItem({
       id: newItemId(call),
       driveId: drive.id,
@@ -322,7 +351,7 @@ async function upload(
     drive.items.set(folder.id, folder);
     parent = folder;
   }
-  const name = target ? freeName(drive, parent.id, fileName) : fileName;
+  const name = target ? freeName(drive, parent.id, plan.fileName) : plan.fileName;
   const item = newItem({
     id: newItemId(call),
     driveId: drive.id,
@@ -338,6 +367,22 @@ async function upload(
   item.quickXorHash = received.quickXorHash;
   drive.items.set(item.id, item);
   return sendItem(call, drive, item, 201);
+}
+
+/**
+ * `PUT …/content`: replaces an existing file (200) or creates it (201), creating missing folders
+ * on the way like SharePoint does. The body streams in as chunks.
+ */
+async function upload(
+  call: GraphCall,
+  drive: Drive,
+  base: DriveItem,
+  path: string[] | undefined,
+): Promise<FastifyReply> {
+  const planned = planUpload(call, drive, base, path, call.query['@microsoft.graph.conflictBehavior']);
+  if (!planned.ok) return planned.send();
+  const received = await receiveBytes(call.req);
+  return commitUpload(call, drive, planned.plan, received, call.req.headers['content-type']);
 }
 
 /** Reads a `…:/a/b:` path: segments up to (and including) the one that ends with a colon. */
@@ -404,13 +449,23 @@ export async function handleDrive(
   const rest = segments.slice(next);
   const action = rest[0];
   if (rest.length > 1) return unknownSegment(call.req, call.reply, rest[1]!);
-  if (action !== undefined && action !== 'children' && action !== 'content') {
+  if (
+    action !== undefined &&
+    action !== 'children' &&
+    action !== 'content' &&
+    action !== 'createUploadSession'
+  ) {
     return unknownSegment(call.req, call.reply, action);
   }
 
   const base = drive.items.get(baseId);
   if (!base) return itemNotFound(call.req, call.reply);
   if (action === 'content' && method === 'PUT') return upload(call, drive, base, path);
+  if (action === 'createUploadSession') {
+    return method === 'POST'
+      ? createUploadSession(call, drive, base, path)
+      : methodNotAllowed(call.req, call.reply);
+  }
   const item = path === undefined ? base : walk(drive, base, path);
   if (!item) return itemNotFound(call.req, call.reply);
 

@@ -5,6 +5,7 @@ import { registerGraphRoutes } from './graph-routes.js';
 import type { MicrosoftState } from './model.js';
 import { microsoftOAuthProfile } from './oauth.js';
 import { seedMicrosoftState } from './seed.js';
+import { registerUploadSessionRoutes } from './upload-sessions.js';
 import { microsoftUsers } from './users.js';
 
 export type { Drive, DriveItem, MicrosoftState, Site, TenantData } from './model.js';
@@ -27,6 +28,7 @@ export const microsoftEmulator: EmulatorModule<MicrosoftState> = {
     await app.register(async (scope) => {
       registerGraphRoutes(scope, ctx, getState, sendGraphAuthError);
       registerDownloadRoute(scope, ctx, getState);
+      registerUploadSessionRoutes(scope, ctx, getState);
     });
   },
   sendAuthError: sendGraphAuthError,

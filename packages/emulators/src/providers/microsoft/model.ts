@@ -1,3 +1,4 @@
+import type { QuickXorHash } from './quick-xor-hash.js';
 import type { MicrosoftUser } from './users.js';
 
 /** A SharePoint site (a site collection's root web, or a subsite). */
@@ -74,6 +75,24 @@ export interface MicrosoftState {
   /** Key that signs download links; new on every reset, so old links die with the state. */
   signingKey: Buffer;
   tenants: Map<string, TenantData>;
+  /** Resumable uploads in progress (`createUploadSession`), by session id. */
+  uploadSessions: Map<string, UploadSession>;
+}
+
+/** A large-file upload: fragments arrive in order at the session's pre-authenticated URL. */
+export interface UploadSession {
+  id: string;
+  userId: string;
+  driveId: string;
+  /** Item the upload was addressed from, and the path below it (undefined: replace that item). */
+  baseId: string;
+  path: string[] | undefined;
+  conflictBehavior: unknown;
+  chunks: Buffer[];
+  hash: QuickXorHash;
+  received: number;
+  total?: number;
+  expiresAt: number;
 }
 
 export function siteWebUrl(site: Site): string {
