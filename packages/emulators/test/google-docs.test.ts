@@ -253,6 +253,68 @@ describe('documents.batchUpdate', () => {
     expect(expectContiguous(doc)).toBe(13);
   });
 
+  it('keeps paragraph styles the way the editor does when paragraphs merge or go', async () => {
+    const { api } = docsFor(ADA);
+    const doc = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    const content = doc.body?.content ?? [];
+    // [1] "Project kickoff\n" HEADING_1, [2] "Attendees…\n" NORMAL_TEXT, [3] "Decisions\n" HEADING_2.
+    const attendees = content[2] as docs_v1.Schema$StructuralElement;
+    const decisions = content[3] as docs_v1.Schema$StructuralElement;
+    // Deleting a whole paragraph leaves the next one as it was.
+    await api.documents.batchUpdate({
+      documentId: ADA_NOTES,
+      requestBody: {
+        requests: [
+          {
+            deleteContentRange: {
+              range: { startIndex: attendees.startIndex as number, endIndex: attendees.endIndex as number },
+            },
+          },
+        ],
+      },
+    });
+    let after = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    expect(paragraphs(after).slice(0, 2)).toEqual(['Project kickoff\n', 'Decisions\n']);
+    expect(after.body?.content?.[2]?.paragraph?.paragraphStyle?.namedStyleType).toBe('HEADING_2');
+    expect(after.body?.content?.[2]?.paragraph?.paragraphStyle?.headingId).toBe(
+      decisions.paragraph?.paragraphStyle?.headingId,
+    );
+    // Deleting the newline between two paragraphs joins the second onto the first, in the first's style.
+    await api.documents.batchUpdate({
+      documentId: ADA_NOTES,
+      requestBody: { requests: [{ deleteContentRange: { range: { startIndex: 16, endIndex: 17 } } }] },
+    });
+    after = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    expect(paragraphs(after)[0]).toBe('Project kickoffDecisions\n');
+    expect(after.body?.content?.[1]?.paragraph?.paragraphStyle?.namedStyleType).toBe('HEADING_1');
+    expectContiguous(after);
+  });
+
+  it('gives inserted text the style of the character before it', async () => {
+    const { api } = docsFor(ADA);
+    const doc = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    const owner = (doc.body?.content ?? []).find((c) =>
+      c.paragraph?.elements?.[0]?.textRun?.content?.startsWith('Owner'),
+    ) as docs_v1.Schema$StructuralElement;
+    const start = owner.startIndex as number;
+    await api.documents.batchUpdate({
+      documentId: ADA_NOTES,
+      requestBody: {
+        requests: [
+          // After "Owne" (bold) and at the paragraph start (takes the bold of the first character).
+          { insertText: { location: { index: start + 4 }, text: 'r-o' } },
+          { insertText: { location: { index: start }, text: '>' } },
+        ],
+      },
+    });
+    const after = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    const para = (after.body?.content ?? []).find((c) => c.startIndex === start);
+    expect(para?.paragraph?.elements?.map((e) => [e.textRun?.content, e.textRun?.textStyle])).toEqual([
+      ['>Owner-or: ', { bold: true }],
+      ['Ada drives the first milestone.\n', {}],
+    ]);
+  });
+
   it('replaces all occurrences, case-insensitively unless matchCase', async () => {
     const { api } = docsFor(ADA);
     const res = await api.documents.batchUpdate({

@@ -323,6 +323,87 @@ describe('values', () => {
   });
 });
 
+describe('formulas', () => {
+  it('computes across sheets, matches sheet titles case-insensitively and reports Sheets errors', async () => {
+    const { api } = sheetsFor(ADA);
+    await api.spreadsheets.values.update({
+      spreadsheetId: ADA_BUDGET,
+      range: 'budget!H1',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: {
+        values: [
+          [
+            "='Q1 Expenses'!C5*2",
+            '=1/0',
+            '=NOSUCH(1)',
+            '=SUM(',
+            '=IF(F2>100000,"big","small")&"!"',
+            '=AVERAGE(B2:E2)',
+            '=H1',
+          ],
+        ],
+      },
+    });
+    const formatted = await api.spreadsheets.values.get({ spreadsheetId: ADA_BUDGET, range: 'Budget!H1:N1' });
+    expect(formatted.data.range).toBe('Budget!H1:N1');
+    expect(formatted.data.values).toEqual([
+      ['3600.98', '#DIV/0!', '#NAME?', '#ERROR!', 'big!', '43500', '3600.98'],
+    ]);
+    const grid = await api.spreadsheets.get({
+      spreadsheetId: ADA_BUDGET,
+      ranges: ['Budget!I1'],
+      includeGridData: true,
+    });
+    expect(grid.data.sheets?.[0]?.data?.[0]?.rowData?.[0]?.values?.[0]).toEqual({
+      userEnteredValue: { formulaValue: '=1/0' },
+      effectiveValue: {
+        errorValue: { type: 'DIVIDE_BY_ZERO', message: 'Function DIVIDE parameter 2 cannot be zero.' },
+      },
+      formattedValue: '#DIV/0!',
+    });
+  });
+
+  it('reports a circular reference instead of looping', async () => {
+    const { api } = sheetsFor(ADA);
+    const id = (await api.spreadsheets.create({ requestBody: {} })).data.spreadsheetId as string;
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'A1',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['=B1', '=A1+1']] },
+    });
+    const res = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1:B1' });
+    expect(res.data.values).toEqual([['#REF!', '#REF!']]);
+  });
+});
+
+describe('append with INSERT_ROWS', () => {
+  it('inserts rows below the table, moving what was under it', async () => {
+    const { api } = sheetsFor(ADA);
+    const id = (await api.spreadsheets.create({ requestBody: {} })).data.spreadsheetId as string;
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'A1',
+      valueInputOption: 'RAW',
+      requestBody: { values: [['h1', 'h2'], ['a', 'b'], [], ['', '', 'note']] },
+    });
+    const res = await api.spreadsheets.values.append({
+      spreadsheetId: id,
+      range: 'A1:B2',
+      valueInputOption: 'RAW',
+      insertDataOption: 'INSERT_ROWS',
+      includeValuesInResponse: true,
+      requestBody: { values: [['c', 'd']] },
+    });
+    expect(res.data.tableRange).toBe('Sheet1!A1:B2');
+    expect(res.data.updates?.updatedRange).toBe('Sheet1!A3:B3');
+    expect(res.data.updates?.updatedData?.values).toEqual([['c', 'd']]);
+    const all = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' });
+    expect(all.data.range).toBe('Sheet1!A1:Z1001');
+    expect(all.data.values).toEqual([['h1', 'h2'], ['a', 'b'], ['c', 'd'], [], ['', '', 'note']]);
+  });
+});
+
 describe('spreadsheets', () => {
   it('returns grid data for requested ranges only', async () => {
     const { api } = sheetsFor(ADA);
