@@ -110,6 +110,9 @@ describe('Graph addressing errors', () => {
     expect(error.message).toBe("Resource not found for the segment 'notebooks'.");
     const top = await expectGraphError(await graph('/teamz'), 400, 'BadRequest');
     expect(top.message).toBe("Resource not found for the segment 'teamz'.");
+    // Graph v1.0 has no /me/sites; sites come from /me/followedSites or /sites?search=.
+    const meSites = await expectGraphError(await graph('/me/sites'), 400, 'BadRequest');
+    expect(meSites.message).toBe("Resource not found for the segment 'sites'.");
   });
 
   it('404 for a site path that does not exist', async () => {

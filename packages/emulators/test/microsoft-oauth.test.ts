@@ -159,6 +159,12 @@ describe('Microsoft identity platform v2.0 emulator', () => {
     expect((await graph('/sites/root', body.access_token)).status).toBe(200);
   });
 
+  it('expands https://graph.microsoft.com/.default to the app permissions', async () => {
+    const body = await signIn('https://graph.microsoft.com/.default offline_access');
+    expect(body.scope).toBe('User.Read Sites.ReadWrite.All Files.ReadWrite.All');
+    expect((await graph('/sites/root/drive/root/children', body.access_token)).status).toBe(200);
+  });
+
   it('issues no refresh token without offline_access', async () => {
     const body = await signIn('https://graph.microsoft.com/Sites.ReadWrite.All User.Read');
     expect(body.access_token).toBeTruthy();

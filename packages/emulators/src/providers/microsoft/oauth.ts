@@ -6,6 +6,12 @@ const GRAPH_RESOURCE = 'https://graph.microsoft.com/';
 /** OpenID Connect scopes: answered by the identity platform itself, not granted on Graph. */
 const OIDC_SCOPES = new Set(['openid', 'profile', 'email', 'offline_access']);
 
+/**
+ * What `https://graph.microsoft.com/.default` stands for: the permissions an app registration lists.
+ * The emulator plays an app registered for everything the SharePoint emulator serves.
+ */
+export const DEFAULT_PERMISSIONS = ['User.Read', 'Sites.ReadWrite.All', 'Files.ReadWrite.All'];
+
 /** `https://graph.microsoft.com/Files.Read` and `Files.Read` name the same permission. */
 export function normalizeScope(scope: string): string {
   return scope.toLowerCase().startsWith(GRAPH_RESOURCE) ? scope.slice(GRAPH_RESOURCE.length) : scope;
@@ -21,12 +27,12 @@ export function hasScope(scopes: string[], wanted: string): boolean {
  * scopes that were asked for. `offline_access` is never echoed, although it governs the refresh token.
  */
 export function reportedScope(scopes: string[]): string {
-  const graph: string[] = [];
+  const graph: string[] = hasScope(scopes, '.default') ? [...DEFAULT_PERMISSIONS] : [];
   const seen = new Set<string>();
   for (const raw of scopes) {
     const scope = normalizeScope(raw);
     const key = scope.toLowerCase();
-    if (seen.has(key) || OIDC_SCOPES.has(key) || scope === '.default') continue;
+    if (seen.has(key) || OIDC_SCOPES.has(key) || key === '.default' || graph.includes(scope)) continue;
     seen.add(key);
     graph.push(scope);
   }
