@@ -80,6 +80,12 @@ describe('Graph bearer errors', () => {
     });
     const error = await expectGraphError(res, 401, 'InvalidAuthenticationToken');
     expect(error.message).toMatch(/^IDX14100: JWT is not well formed/);
+    const forged = await fetch(`${emu.urls.microsoft}/v1.0/me`, {
+      headers: { authorization: 'Bearer eyJ0.eyJ1.c2ln' },
+    });
+    expect((await expectGraphError(forged, 401, 'InvalidAuthenticationToken')).message).toBe(
+      'Access token validation failure.',
+    );
   });
 
   it('expired access token', async () => {

@@ -109,7 +109,7 @@ function authMessage(req: FastifyRequest, reason: AuthFailure): string {
     default: {
       const header = firstHeader(req, 'authorization') ?? '';
       const token = header.replace(/^\S+\s*/, '');
-      return token.includes('.') ? 'Access token validation failure. Invalid audience.' : IDX14100;
+      return token.includes('.') ? 'Access token validation failure.' : IDX14100;
     }
   }
 }
