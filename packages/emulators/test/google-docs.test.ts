@@ -504,6 +504,8 @@ describe('errors', () => {
     expect(finalNewline.body.error.message).toBe(
       'Invalid requests[0].deleteContentRange: The range cannot include the newline character at the end of the segment.',
     );
+    const none = await post([]);
+    expect(none.body.error.message).toBe('Must specify at least one request.');
     const empty = await post([{ deleteContentRange: { range: { startIndex: 3, endIndex: 3 } } }]);
     expect(empty.body.error.message).toBe(
       'Invalid requests[0].deleteContentRange: The range should not be empty.',

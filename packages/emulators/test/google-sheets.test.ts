@@ -555,6 +555,30 @@ describe('errors', () => {
     });
   });
 
+  it('refuses an empty batchUpdate and rolls back a batch with a bad request', async () => {
+    const { api } = sheetsFor(ADA);
+    await expect(
+      api.spreadsheets.batchUpdate({ spreadsheetId: ADA_BUDGET, requestBody: { requests: [] } }),
+    ).rejects.toMatchObject({ status: 400, message: 'Must specify at least one request.' });
+    await expect(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: ADA_BUDGET,
+        requestBody: {
+          requests: [
+            { addSheet: { properties: { title: 'Extra' } } },
+            { addSheet: { properties: { title: 'budget' } } },
+          ],
+        },
+      }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message:
+        'Invalid requests[1].addSheet: A sheet with the name "budget" already exists. Please enter another name.',
+    });
+    const after = await api.spreadsheets.get({ spreadsheetId: ADA_BUDGET });
+    expect(after.data.sheets?.map((s) => s.properties?.title)).toEqual(['Budget', 'Q1 Expenses']);
+  });
+
   it('refuses missing tokens and tokens without a Sheets scope', async () => {
     const none = await raw(`/v4/spreadsheets/${ADA_BUDGET}`);
     expect(none.status).toBe(401);

@@ -472,15 +472,14 @@ function batchUpdate(doc: DocumentModel, body: Record<string, unknown>): Record<
     );
   }
   const requests = Array.isArray(body.requests) ? (body.requests as Array<Record<string, unknown>>) : [];
+  if (requests.length === 0) throw new DocsRequestError('Must specify at least one request.');
   // All or nothing: work on a copy and keep it only when every request applied.
   const work = { body: structuredClone(doc.body), lists: structuredClone(doc.lists) };
   const replies = requests.map((r, i) => applyRequest(work, r, i, doc.documentId));
-  if (requests.length > 0) {
-    doc.body = work.body;
-    doc.lists = work.lists;
-    doc.pastRevisions = [...doc.pastRevisions.slice(-19), doc.revisionId];
-    doc.revisionId = revisionId();
-  }
+  doc.body = work.body;
+  doc.lists = work.lists;
+  doc.pastRevisions = [...doc.pastRevisions.slice(-19), doc.revisionId];
+  doc.revisionId = revisionId();
   return { replies, writeControl: { requiredRevisionId: doc.revisionId }, documentId: doc.documentId };
 }
 

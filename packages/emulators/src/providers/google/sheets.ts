@@ -792,6 +792,7 @@ function batchClearValues(ss: SpreadsheetModel, req: FastifyRequest): unknown {
 function batchUpdateSpreadsheet(ss: SpreadsheetModel, req: FastifyRequest): unknown {
   const body = objectBody(req);
   const requests = Array.isArray(body.requests) ? (body.requests as Array<Record<string, unknown>>) : [];
+  if (requests.length === 0) throw new SheetsRequestError('Must specify at least one request.');
   const backup = { title: ss.title, sheets: ss.sheets.map((s) => ({ ...s, cells: cloneCells(s) })) };
   const replies: unknown[] = [];
   try {
