@@ -17,7 +17,7 @@ class BearerHandler implements Middleware {
   constructor(private readonly token: () => string) {}
 
   async execute(context: Context): Promise<void> {
-    const headers = new Headers(context.options?.headers as HeadersInit | undefined);
+    const headers = new Headers(context.options?.headers as ConstructorParameters<typeof Headers>[0]);
     headers.set('Authorization', `Bearer ${this.token()}`);
     context.options = { ...context.options, headers: Object.fromEntries(headers.entries()) };
     await this.next!.execute(context);
