@@ -344,6 +344,36 @@ describe('documents.batchUpdate', () => {
     expect(text).toContain('Review THE budget in THE Quarterly budget');
   });
 
+  it('replaces literal text (no pattern syntax) and may split paragraphs', async () => {
+    const { api } = docsFor(ADA);
+    const res = await api.documents.batchUpdate({
+      documentId: ADA_NOTES,
+      requestBody: {
+        requests: [
+          { replaceAllText: { containsText: { text: 'Turing.' }, replaceText: 'Turing (chair).' } },
+          { replaceAllText: { containsText: { text: 'T.ring' }, replaceText: 'nope' } },
+          { replaceAllText: { containsText: { text: 'Project kickoff' }, replaceText: 'Project\nkickoff' } },
+        ],
+      },
+    });
+    expect(res.data.replies).toEqual([
+      { replaceAllText: { occurrencesChanged: 1 } },
+      { replaceAllText: {} },
+      { replaceAllText: { occurrencesChanged: 1 } },
+    ]);
+    const doc = (await api.documents.get({ documentId: ADA_NOTES })).data;
+    expectContiguous(doc);
+    expect(paragraphs(doc).slice(0, 3)).toEqual([
+      'Project\n',
+      'kickoff\n',
+      'Attendees: Ada Lovelace, Grace Hopper, Alan Turing (chair).\n',
+    ]);
+    const [first, second] = (doc.body?.content ?? []).slice(1, 3).map((c) => c.paragraph?.paragraphStyle);
+    expect(first?.namedStyleType).toBe('HEADING_1');
+    expect(second?.namedStyleType).toBe('HEADING_1');
+    expect(first?.headingId).not.toBe(second?.headingId);
+  });
+
   it('styles text ranges through the fields mask, splitting and merging runs', async () => {
     const { api } = docsFor(ADA);
     const id = await blank(api);

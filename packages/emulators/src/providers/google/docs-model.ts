@@ -241,21 +241,49 @@ export function replaceAll(
   newHeadingId: () => string,
 ): number {
   const text = bodyText(body);
-  const hay = matchCase ? text : text.toLowerCase();
-  const needle = matchCase ? find : find.toLowerCase();
-  const hits: number[] = [];
-  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + needle.length)) {
-    if (!text.slice(i, i + needle.length).includes('\n')) hits.push(i);
+  // A regex keeps match offsets in the original string's UTF-16 units, whatever case folding does.
+  const pattern = new RegExp(find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), matchCase ? 'gu' : 'giu');
+  const hits: Array<{ at: number; length: number }> = [];
+  for (const m of text.matchAll(pattern)) {
+    if (!m[0].includes('\n') && m[0].length > 0) hits.push({ at: m.index, length: m[0].length });
   }
-  // Work from the end so earlier offsets stay valid.
-  for (const at of hits.reverse()) {
-    const style = styleOfChar(body, at);
-    deleteRange(body, at + 1, at + 1 + find.length);
-    if (replacement !== '') {
+  if (hits.length === 0) return 0;
+  if (replacement.includes('\n')) {
+    // New paragraphs: take the general path, from the end so earlier offsets stay valid.
+    for (const { at, length } of [...hits].reverse()) {
+      const style = styleOfChar(body, at);
+      deleteRange(body, at + 1, at + 1 + length);
       insertText(body, at + 1, replacement, newHeadingId);
       restyle(body, at + 1, at + 1 + replacement.length, () => JSON.parse(style) as TextStyle);
     }
+    return hits.length;
   }
+  // One pass over the runs: paragraphs are untouched because matches never hold a newline.
+  const out: Run[] = [];
+  let runIndex = 0;
+  let runStart = 0;
+  const copy = (from: number, to: number) => {
+    while (from < to) {
+      let run = body.runs[runIndex] as Run;
+      while (from >= runStart + run.text.length) {
+        runStart += run.text.length;
+        runIndex++;
+        run = body.runs[runIndex] as Run;
+      }
+      const end = Math.min(to, runStart + run.text.length);
+      out.push({ text: run.text.slice(from - runStart, end - runStart), style: run.style });
+      from = end;
+    }
+  };
+  let pos = 0;
+  for (const { at, length } of hits) {
+    copy(pos, at);
+    out.push({ text: replacement, style: styleOfChar(body, at) });
+    pos = at + length;
+  }
+  copy(pos, text.length);
+  body.runs = out;
+  normalize(body);
   return hits.length;
 }
 
