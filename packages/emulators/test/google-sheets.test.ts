@@ -404,6 +404,44 @@ describe('append with INSERT_ROWS', () => {
   });
 });
 
+describe('large data', () => {
+  it('writes and reads back tens of thousands of rows', async () => {
+    const { api } = sheetsFor(ADA);
+    const id = (
+      await api.spreadsheets.create({
+        requestBody: {
+          sheets: [{ properties: { title: 'Big', gridProperties: { rowCount: 40_000, columnCount: 4 } } }],
+        },
+      })
+    ).data.spreadsheetId as string;
+    const rows = Array.from({ length: 30_000 }, (_, i) => [`row ${i + 1}`, i, i * 2, i % 2 === 0]);
+    const put = await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Big!A1',
+      valueInputOption: 'RAW',
+      requestBody: { values: rows },
+    });
+    expect(put.data.updatedRange).toBe('Big!A1:D30000');
+    expect(put.data.updatedCells).toBe(120_000);
+    await api.spreadsheets.values.append({
+      spreadsheetId: id,
+      range: 'Big',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['total', '=SUM(B1:B30000)', '=MAX(C1:C30000)']] },
+    });
+    const back = await api.spreadsheets.values.get({
+      spreadsheetId: id,
+      range: 'Big!A29999:D30001',
+      valueRenderOption: 'UNFORMATTED_VALUE',
+    });
+    expect(back.data.values).toEqual([
+      ['row 29999', 29998, 59996, true],
+      ['row 30000', 29999, 59998, false],
+      ['total', 449985000, 59998],
+    ]);
+  }, 30_000);
+});
+
 describe('spreadsheets', () => {
   it('returns grid data for requested ranges only', async () => {
     const { api } = sheetsFor(ADA);

@@ -486,7 +486,7 @@ export class FormulaEngine {
         const v = nums();
         if (isError(v)) return v;
         if (v.length === 0) return 0;
-        return name === 'MIN' ? Math.min(...v) : Math.max(...v);
+        return v.reduce((m, x) => (name === 'MIN' ? Math.min(m, x) : Math.max(m, x)));
       }
       case 'COUNT':
         return this.flat(args).filter((x) => typeof x === 'number').length;

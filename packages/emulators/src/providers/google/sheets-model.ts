@@ -47,6 +47,13 @@ export interface RenderOptions {
 /** A request error: the message Google answers with a 400. */
 export class SheetsRequestError extends Error {}
 
+/** Largest value, without spreading (a sheet can hold more rows than a call has arguments). */
+export function maxOf(values: Iterable<number>, floor: number): number {
+  let m = floor;
+  for (const v of values) if (v > m) m = v;
+  return m;
+}
+
 export function getCell(sheet: SheetModel, row: number, col: number): StoredCell | undefined {
   return sheet.cells.get(row)?.get(col);
 }
@@ -357,7 +364,7 @@ export function readValues(
 ): ValueRange {
   const { sheet, grid } = resolved;
   // Only rows that hold cells matter; a 1000-row open range must not cost 1000 empty scans.
-  const lastRow = Math.min(grid.endRow, Math.max(-1, ...sheet.cells.keys()));
+  const lastRow = Math.min(grid.endRow, maxOf(sheet.cells.keys(), -1));
   let lastCol = -1;
   for (const [r, row] of sheet.cells) {
     if (r < grid.startRow || r > grid.endRow) continue;
@@ -415,7 +422,10 @@ export function writeValues(
     });
   }
   const height = rows.length;
-  const width = Math.max(0, ...rows.map((r) => r.length));
+  const width = maxOf(
+    rows.map((r) => r.length),
+    0,
+  );
   // A lone cell or a whole sheet anchors the write; an explicit rectangle bounds it.
   const bounded = !parsed.singleCell && !parsed.wholeSheet;
   if (bounded) {
@@ -531,11 +541,11 @@ export function userEnteredValue(cell: StoredCell): Record<string, unknown> {
 /** GridData for `spreadsheets.get?includeGridData=true`: CellData per cell, trailing empties trimmed. */
 export function gridData(sheet: SheetModel, grid: GridRange, evaluator: Evaluator): Record<string, unknown> {
   const rowData: Array<Record<string, unknown>> = [];
-  const lastRow = Math.min(grid.endRow, Math.max(-1, ...sheet.cells.keys()));
+  const lastRow = Math.min(grid.endRow, maxOf(sheet.cells.keys(), -1));
   for (let r = grid.startRow; r <= lastRow; r++) {
     const values: Array<Record<string, unknown>> = [];
     const row = sheet.cells.get(r);
-    const lastCol = row ? Math.min(grid.endCol, Math.max(-1, ...row.keys())) : -1;
+    const lastCol = row ? Math.min(grid.endCol, maxOf(row.keys(), -1)) : -1;
     for (let c = grid.startCol; c <= lastCol; c++) {
       const cell = row?.get(c);
       if (!cell) {

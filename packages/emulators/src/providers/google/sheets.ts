@@ -23,6 +23,7 @@ import {
   gridData,
   type InputOption,
   insertRows,
+  maxOf,
   newSheet,
   parseInput,
   type RenderOptions,
@@ -748,7 +749,13 @@ function appendValues(ss: SpreadsheetModel, req: FastifyRequest, t: Target): unk
     DIMENSIONS,
     'ROWS',
   );
-  const height = dimension === 'ROWS' ? values.length : Math.max(0, ...values.map((c) => c.length));
+  const height =
+    dimension === 'ROWS'
+      ? values.length
+      : maxOf(
+          values.map((c) => c.length),
+          0,
+        );
   if (insertOption === 'INSERT_ROWS' && height > 0 && startRow < sheet.rowCount)
     insertRows(sheet, startRow, height);
   const anchor = {
