@@ -98,7 +98,11 @@ async function bench(label, env) {
   const tokenRes = await fetch(`${warm.url}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.id, client_secret: creds.secret }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: creds.id,
+      client_secret: creds.secret,
+    }),
   });
   const { access_token: token } = await tokenRes.json();
   for (const name of ['notion-prod', 'calendar', 'crm']) {

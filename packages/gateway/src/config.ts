@@ -18,6 +18,14 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long in-flight requests may take to finish on shutdown. */
   shutdownGraceMs: number;
+  /** Serve the provider emulators under /sandbox for sandbox connections. */
+  sandbox: boolean;
+  /** A standalone emulator root to use for sandbox connections instead of the built-in one. */
+  sandboxUrl: string | undefined;
+  /** Lifetime of authorization links. */
+  linkTtlSeconds: number;
+  /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
+  authRequestTtlSeconds: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,6 +50,11 @@ export const CONFIG_VARIABLES = {
   PORTICO_ACCESS_TOKEN_TTL: 'Lifetime of gateway access tokens in seconds (60–86400). Default 3600.',
   PORTICO_BODY_LIMIT: 'Largest JSON request body in bytes. Default 1048576.',
   PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
+  PORTICO_SANDBOX:
+    'true or false: serve provider emulators under /sandbox for sandbox connections. Default true.',
+  PORTICO_SANDBOX_URL: 'Root URL of a standalone emulator server to use for sandbox connections instead.',
+  PORTICO_LINK_TTL: 'Lifetime of authorization links in seconds (60–604800). Default 3600.',
+  PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -68,6 +81,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const accessTokenTtlSeconds = int('PORTICO_ACCESS_TOKEN_TTL', 3600, 60, 86400);
   const bodyLimitBytes = int('PORTICO_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
   const shutdownGraceMs = int('PORTICO_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000);
+
+  const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
+  const authRequestTtlSeconds = int('PORTICO_AUTH_REQUEST_TTL', 600, 60, 3600);
+
+  const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(sandboxRaw)) {
+    problems.push(`PORTICO_SANDBOX="${env.PORTICO_SANDBOX}" must be true or false.`);
+  }
+  const sandbox = sandboxRaw === 'true' || sandboxRaw === '1';
+  let sandboxUrl = env.PORTICO_SANDBOX_URL?.trim() || undefined;
+  if (sandboxUrl) {
+    try {
+      const url = new URL(sandboxUrl);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+      sandboxUrl = url.toString().replace(/\/+$/, '');
+    } catch {
+      problems.push(
+        `PORTICO_SANDBOX_URL="${sandboxUrl}" is not an http(s) URL; e.g. http://127.0.0.1:4010 (see npm run emulators).`,
+      );
+    }
+  }
 
   let publicUrl = env.PORTICO_PUBLIC_URL?.trim() || `http://localhost:${port || 8080}`;
   try {
@@ -123,5 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenTtlSeconds,
     bodyLimitBytes,
     shutdownGraceMs,
+    sandbox,
+    sandboxUrl,
+    linkTtlSeconds,
+    authRequestTtlSeconds,
   };
 }

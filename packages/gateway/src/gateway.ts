@@ -1,14 +1,22 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { CredentialManager } from './accounts/credentials.js';
+import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import type { IssuedClient } from './auth/client-credentials.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
+import { Problem } from './errors/problem.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
+import { AuthorizationService } from './oauth/authorization.js';
+import { type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
+import type { ProviderDefinition } from './providers/catalog.js';
+import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
+import { findConnectionById } from './store/connections.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
 
@@ -18,6 +26,11 @@ export interface Gateway {
   db: Database;
   keyring: Keyring;
   logger: Logger;
+  credentials: CredentialManager;
+  authorization: AuthorizationService;
+  accounts: AccountService;
+  connections: ConnectionService;
+  sandbox: Sandbox;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
   /** Listens on config.host:config.port; resolves with the bound URL. */
@@ -67,11 +80,71 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const { client } = await bootstrapStore(db);
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
-    const connections = new ConnectionService({ db, keyring, publicUrl: config.publicUrl });
+    // The sandbox is mounted with the app; until then (and when off) sandbox endpoints are unavailable.
+    let sandbox: Sandbox = disabledSandbox();
+    const endpoints = (provider: ProviderDefinition, useSandbox: boolean): ProviderEndpoints => {
+      if (!useSandbox) return resolveEndpoints(provider, undefined);
+      const location = sandbox.location();
+      if (!location) {
+        throw new Problem(
+          'service_unavailable',
+          'This is a sandbox connection but sandbox mode is off (PORTICO_SANDBOX=false).',
+          { retryable: false },
+        );
+      }
+      return resolveEndpoints(provider, location);
+    };
+    const connections: ConnectionService = new ConnectionService({
+      db,
+      keyring,
+      publicUrl: config.publicUrl,
+      sandboxAvailable: config.sandbox,
+      beforeRemove: (row) => accounts.disconnectAllOf(row),
+    });
+    const credentials: CredentialManager = new CredentialManager({
+      db,
+      keyring,
+      logger,
+      endpoints,
+      async connection(connectionId, tx) {
+        const row = await findConnectionById(tx, connectionId);
+        if (!row) throw new Problem('connection_not_found', `No connection has id ${connectionId}.`);
+        return { row, client: { clientId: row.client_id, clientSecret: connections.clientSecret(row) } };
+      },
+      notActive: (account) => authorization.notActiveProblem(account),
+    });
+    const authorization: AuthorizationService = new AuthorizationService({
+      db,
+      keyring,
+      logger,
+      connections,
+      credentials,
+      endpoints,
+      publicUrl: config.publicUrl,
+      linkTtlSeconds: config.linkTtlSeconds,
+      requestTtlSeconds: config.authRequestTtlSeconds,
+      prepareSandbox: (connection, secret) =>
+        sandbox.registerClient(connection, secret, connections.redirectUri(connection.id)),
+    });
+    const accounts: AccountService = new AccountService({
+      db,
+      keyring,
+      logger,
+      connections,
+      credentials,
+      endpoints,
+    });
+    await credentials.start();
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
-      services: { db, tokens, connections },
+      services: { db, tokens, connections, accounts, authorization },
+      async mount(root) {
+        if (!config.sandbox) return;
+        sandbox = config.sandboxUrl
+          ? remoteSandbox(config.sandboxUrl)
+          : await mountSandbox(root, config.publicUrl);
+      },
     });
 
     let closing: Promise<void> | undefined;
@@ -81,6 +154,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       db,
       keyring,
       logger,
+      credentials,
+      authorization,
+      accounts,
+      connections,
+      get sandbox() {
+        return sandbox;
+      },
       ...(client ? { bootstrapClient: client } : {}),
       async listen() {
         return app.listen({ port: config.port, host: config.host });
@@ -93,6 +173,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             await app.close();
           } finally {
             clearTimeout(force);
+            await credentials.close();
             await db.close();
           }
         })();

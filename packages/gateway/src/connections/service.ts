@@ -1,9 +1,11 @@
 import { Problem } from '../errors/problem.js';
 import { getProvider } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
+import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
 import {
   type ConnectionRow,
   deleteConnection,
+  findConnectionById,
   findConnectionByName,
   insertConnection,
   listConnections,
@@ -18,12 +20,14 @@ import type {
   UpdateConnectionBody,
 } from './schemas.js';
 
-const SECRET_COLUMN = { table: 'connections', column: 'client_secret' } as const;
-
 export interface ConnectionsDeps {
   db: Database;
   keyring: Keyring;
   publicUrl: string;
+  /** False when sandbox mode is off: sandbox connections are refused. */
+  sandboxAvailable?: boolean;
+  /** Runs before a connection is deleted (revokes and forgets its accounts' credentials). */
+  beforeRemove?: (row: ConnectionRow) => Promise<void>;
 }
 
 /**
@@ -54,6 +58,15 @@ export class ConnectionService {
   /** `body` has passed the CreateConnectionBody schema (route schema or `parseCreateConnection`). */
   async create(environmentId: string, body: CreateConnectionBody): Promise<ConnectionRow> {
     const sandbox = body.sandbox ?? false;
+    if (sandbox && this.deps.sandboxAvailable === false) {
+      throw new Problem(
+        'invalid_input',
+        'Sandbox mode is off on this gateway (PORTICO_SANDBOX=false); create the connection with real client credentials.',
+        {
+          errors: [{ path: '/sandbox', message: 'sandbox mode is off' }],
+        },
+      );
+    }
     let clientId = body.client_id;
     let clientSecret = body.client_secret;
     if (sandbox) {
@@ -101,6 +114,12 @@ export class ConnectionService {
     return row;
   }
 
+  async getById(id: string): Promise<ConnectionRow> {
+    const row = await findConnectionById(this.deps.db, id);
+    if (!row) throw new Problem('connection_not_found', `No connection has id ${id}.`);
+    return row;
+  }
+
   async list(
     environmentId: string,
     query: ListConnectionsQuery,
@@ -134,6 +153,7 @@ export class ConnectionService {
 
   async remove(environmentId: string, name: string): Promise<void> {
     const row = await this.get(environmentId, name);
+    await this.deps.beforeRemove?.(row);
     await deleteConnection(this.deps.db, row.id);
   }
 

@@ -8,26 +8,34 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ConnectionService } from '../connections/service.js';
+import type { AuthorizationService } from '../oauth/authorization.js';
 import type { Database } from '../store/db.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
 import { registerProblemHandlers } from './errors.js';
+import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
+import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { tokenRoutes } from './routes/token.js';
 
 export interface AppServices {
   db: Database;
   tokens: AccessTokenIssuer;
   connections: ConnectionService;
+  accounts: AccountService;
+  authorization: AuthorizationService;
 }
 
 export interface AppOptions {
   logger: Logger;
   bodyLimitBytes: number;
   services: AppServices;
+  /** Mounts extra plugins at the root (the sandbox emulators). */
+  mount?: (app: FastifyInstance) => Promise<void>;
 }
 
 /**
@@ -79,12 +87,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { db: services.db });
   await app.register(tokenRoutes, { db: services.db, tokens: services.tokens });
+  await app.register(hostedFlowRoutes, { authorization: services.authorization });
   await app.register(
     async (api) => {
       api.addHook('onRequest', bearerAuthentication(services.tokens, services.db));
       await api.register(connectionRoutes, { connections: services.connections });
+      await api.register(connectedAccountRoutes, {
+        accounts: services.accounts,
+        authorization: services.authorization,
+      });
     },
     { prefix: '/api/v1' },
   );
+  await options.mount?.(app);
   return app;
 }

@@ -4,7 +4,8 @@ import type { ProviderDefinition } from './types.js';
 export const googleOAuth: ProviderDefinition['oauth'] = {
   authorizeUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
   tokenUrl: 'https://oauth2.googleapis.com/token',
-  revokeUrl: 'https://oauth2.googleapis.com/revoke',
+  // Revoking the refresh token ends the whole grant.
+  revocation: { url: 'https://oauth2.googleapis.com/revoke', style: 'form', token: 'refresh' },
   tokenRequest: 'form_post',
   pkce: true,
   scopeSeparator: ' ',

@@ -8,6 +8,11 @@ export const hubspot: ProviderDefinition = {
   oauth: {
     authorizeUrl: 'https://app.hubspot.com/oauth/authorize',
     tokenUrl: 'https://api.hubapi.com/oauth/v1/token',
+    revocation: {
+      url: 'https://api.hubapi.com/oauth/v1/refresh-tokens/{token}',
+      style: 'delete',
+      token: 'refresh',
+    },
     tokenRequest: 'form_post',
     pkce: false,
     scopeSeparator: ' ',

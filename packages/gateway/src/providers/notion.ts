@@ -8,7 +8,7 @@ export const notion: ProviderDefinition = {
   oauth: {
     authorizeUrl: 'https://api.notion.com/v1/oauth/authorize',
     tokenUrl: 'https://api.notion.com/v1/oauth/token',
-    revokeUrl: 'https://api.notion.com/v1/oauth/revoke',
+    revocation: { url: 'https://api.notion.com/v1/oauth/revoke', style: 'basic_json', token: 'access' },
     tokenRequest: 'basic_json',
     pkce: false,
     scopeSeparator: ' ',

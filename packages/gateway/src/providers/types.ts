@@ -9,8 +9,14 @@ export interface ProviderDefinition {
   oauth: {
     authorizeUrl: string;
     tokenUrl: string;
-    /** RFC 7009-style revocation endpoint, where the provider has one. */
-    revokeUrl?: string;
+    /** How to revoke a grant, where the provider can. `{token}` in the URL is replaced by the token. */
+    revocation?: {
+      url: string;
+      /** form: POST token=… (RFC 7009); basic_json: POST {token} with client Basic auth; delete: DELETE the URL. */
+      style: 'form' | 'basic_json' | 'delete';
+      /** Which token revokes the whole grant. */
+      token: 'access' | 'refresh';
+    };
     /** How the token endpoint authenticates the client and encodes its body. */
     tokenRequest: 'basic_json' | 'form_post';
     pkce: boolean;

@@ -7,4 +7,14 @@ export interface SealedColumn {
   column: string;
 }
 
-export const SEALED_COLUMNS: SealedColumn[] = [{ table: 'connections', column: 'client_secret' }];
+export const SEALED_COLUMNS: SealedColumn[] = [
+  { table: 'connections', column: 'client_secret' },
+  { table: 'connected_accounts', column: 'access_token' },
+  { table: 'connected_accounts', column: 'refresh_token' },
+  { table: 'authorization_requests', column: 'code_verifier' },
+];
+
+export const CONNECTION_CLIENT_SECRET = SEALED_COLUMNS[0]!;
+export const ACCOUNT_ACCESS_TOKEN = SEALED_COLUMNS[1]!;
+export const ACCOUNT_REFRESH_TOKEN = SEALED_COLUMNS[2]!;
+export const REQUEST_CODE_VERIFIER = SEALED_COLUMNS[3]!;

@@ -12,6 +12,13 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Calls `handler` for every NOTIFY on `channel`, from any process on this database. The embedded
+   * store is single-process, so there its notifications are delivered in-process.
+   */
+  listen(channel: string, handler: (payload: string) => void): Promise<void>;
+  /** NOTIFY `channel` (after commit, when `tx` is given). */
+  notify(channel: string, payload: string, tx?: Queryable): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,8 +45,18 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
     );
   }
   let closed = false;
+  const handlers: Handlers = new Map();
   return {
     kind: 'pglite',
+    async listen(channel, handler) {
+      addHandler(handlers, channel, handler);
+    },
+    async notify(channel, payload) {
+      // Deferred like a real NOTIFY, so listeners never run inside the notifier's call stack.
+      queueMicrotask(() => {
+        for (const handler of handlers.get(channel) ?? []) handler(payload);
+      });
+    },
     async query<R>(sql: string, params?: unknown[]) {
       const result = await db.query<R>(sql, params);
       return result.rows;
@@ -84,8 +101,34 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  const handlers: Handlers = new Map();
+  let listener: pg.Client | undefined;
+  let closed = false;
+  const connectListener = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (msg) => {
+      for (const handler of handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
+    });
+    client.on('error', () => {
+      listener = undefined;
+      // Reconnect; notifications missed meanwhile only delay cache invalidation until expiry.
+      if (!closed) setTimeout(() => void connectListener().catch(() => {}), 1_000).unref();
+    });
+    await client.connect();
+    for (const channel of handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+    listener = client;
+  };
   return {
     kind: 'postgres',
+    async listen(channel, handler) {
+      addHandler(handlers, channel, handler);
+      if (!listener) await connectListener();
+      else await listener.query(`LISTEN ${quoteIdent(channel)}`);
+    },
+    async notify(channel, payload, tx) {
+      if (tx) await tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      else await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
     async query<R>(sql: string, params?: unknown[]) {
       const result = await pool.query(sql, params as unknown[]);
       return result.rows as R[];
@@ -112,6 +155,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await pool.query('SELECT 1');
     },
     async close() {
+      closed = true;
+      await listener?.end().catch(() => {});
       await pool.end();
     },
   };
@@ -120,4 +165,12 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 export function quoteIdent(name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe SQL identifier: ${name}`);
   return `"${name}"`;
+}
+
+type Handlers = Map<string, Set<(payload: string) => void>>;
+
+function addHandler(handlers: Handlers, channel: string, handler: (payload: string) => void): void {
+  const set = handlers.get(channel) ?? new Set();
+  set.add(handler);
+  handlers.set(channel, set);
 }

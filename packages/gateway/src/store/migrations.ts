@@ -44,4 +44,58 @@ CREATE TABLE connections (
 );
 `,
   },
+  {
+    version: 2,
+    name: 'connected_accounts',
+    sql: `
+-- access_token and refresh_token hold sealed values. token_version grows on every change of the
+-- token set, so a refresh can tell whether another process got there first.
+CREATE TABLE connected_accounts (
+  id                text PRIMARY KEY,
+  environment_id    text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  connection_id     text NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+  identifier        text NOT NULL,
+  status            text NOT NULL CHECK (status IN ('PENDING_AUTH', 'ACTIVE', 'EXPIRED', 'DISCONNECTED')),
+  status_reason     text,
+  access_token      text,
+  refresh_token     text,
+  token_expires_at  timestamptz,
+  token_version     integer NOT NULL DEFAULT 0,
+  scopes            text[] NOT NULL DEFAULT '{}',
+  provider_metadata jsonb NOT NULL DEFAULT '{}',
+  last_used_at      timestamptz,
+  last_refreshed_at timestamptz,
+  created_at        timestamptz NOT NULL DEFAULT now(),
+  updated_at        timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (connection_id, identifier)
+);
+
+CREATE INDEX connected_accounts_identifier ON connected_accounts (environment_id, identifier);
+
+-- Only a hash of the link token is kept: the link itself is a bearer credential.
+CREATE TABLE authorization_links (
+  token_hash    text PRIMARY KEY,
+  account_id    text NOT NULL REFERENCES connected_accounts(id) ON DELETE CASCADE,
+  redirect_url  text,
+  caller_state  text,
+  expires_at    timestamptz NOT NULL,
+  used_at       timestamptz,
+  created_at    timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per trip to the provider: the OAuth state (hashed) and the PKCE verifier (sealed).
+CREATE TABLE authorization_requests (
+  id             text PRIMARY KEY,
+  state_hash     text NOT NULL UNIQUE,
+  account_id     text NOT NULL REFERENCES connected_accounts(id) ON DELETE CASCADE,
+  connection_id  text NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+  code_verifier  text,
+  redirect_url   text,
+  caller_state   text,
+  expires_at     timestamptz NOT NULL,
+  used_at        timestamptz,
+  created_at     timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

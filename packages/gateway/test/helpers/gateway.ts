@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
@@ -11,6 +12,8 @@ export interface TestGateway {
   gateway: Gateway;
   url: string;
   db: Database;
+  /** Number of SQL statements run so far through the store (to prove a path reads nothing). */
+  queries(): number;
   /** Every log line written so far (JSON objects). */
   logs: Record<string, unknown>[];
   /** Raw log text, to search for leaked secrets. */
@@ -34,15 +37,35 @@ export async function startTestGateway(
       cb();
     },
   });
+  const port = await freePort();
   const config = loadConfig({
-    PORTICO_PORT: '0',
+    PORTICO_PORT: String(port),
+    // Browsers and emulators reach the gateway here, so links and redirect URIs must name the real port.
+    PORTICO_PUBLIC_URL: `http://127.0.0.1:${port}`,
     PORTICO_HOST: '127.0.0.1',
     PORTICO_MASTER_KEY: generateMasterKey(),
     PORTICO_LOG_LEVEL: 'info',
     PORTICO_DATA_DIR: '/nonexistent-portico-test-dir',
     ...env,
   });
-  const db = await backend.open();
+  const inner = await backend.open();
+  let queryCount = 0;
+  const db: Database = {
+    ...inner,
+    kind: inner.kind,
+    query: (sql, params) => {
+      queryCount++;
+      return inner.query(sql, params);
+    },
+    transaction: (fn) => {
+      queryCount++;
+      return inner.transaction(fn);
+    },
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    listen: (c, h) => inner.listen(c, h),
+    notify: (c, p, tx) => inner.notify(c, p, tx),
+  };
   const gateway = await createGateway(config, { db, logger: pino(loggerOptions('info'), sink) });
   const address = await gateway.listen();
   const client = gateway.bootstrapClient;
@@ -78,6 +101,7 @@ export async function startTestGateway(
     gateway,
     url: address,
     db,
+    queries: () => queryCount,
     get logs() {
       return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     },
@@ -88,4 +112,16 @@ export async function startTestGateway(
     api,
     close: () => gateway.close(),
   };
+}
+
+/** A port that was free a moment ago (the gateway must know its public URL before listening). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,0 +1,350 @@
+import type { Logger } from 'pino';
+import { Problem } from '../errors/problem.js';
+import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
+import type { ProviderEndpoints } from '../oauth/endpoints.js';
+import { getProvider, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
+import type { Keyring } from '../secrets/keyring.js';
+import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
+import {
+  type AccountRow,
+  type AccountWithConnection,
+  deactivateAccount,
+  findAccount,
+  findAccountByIdentifier,
+  lockAccount,
+  storeTokens,
+  touchAccounts,
+} from '../store/accounts.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { Database, Queryable } from '../store/db.js';
+
+/** NOTIFY channel: an account's credentials changed; every process drops its cached copy. */
+export const ACCOUNT_CHANNEL = 'portico_account';
+const LAST_USED_FLUSH_MS = 5_000;
+
+/** What a tool or the proxy needs to call a provider as one end user. */
+export interface Credential {
+  accountId: string;
+  environmentId: string;
+  connectionId: string;
+  connectionName: string;
+  identifier: string;
+  provider: ProviderDefinition;
+  endpoints: ProviderEndpoints;
+  accessToken: string;
+  /** Epoch ms; null when the provider's tokens do not expire. */
+  expiresAt: number | null;
+  version: number;
+}
+
+export interface AccountRef {
+  environmentId: string;
+  connectionName: string;
+  identifier: string;
+}
+
+export interface CredentialsDeps {
+  db: Database;
+  keyring: Keyring;
+  logger: Logger;
+  /** The connection row and its plaintext client credentials, read through `db` (the open transaction). */
+  connection(connectionId: string, db: Queryable): Promise<{ row: ConnectionRow; client: ClientCredentials }>;
+  endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
+  /** The error for an account that cannot be used, carrying a fresh authorization link. */
+  notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
+  clock?: () => number;
+}
+
+type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; account: AccountRow };
+
+/**
+ * The token lifecycle, in one module: tools and the proxy only ask it for a valid access token.
+ *
+ * - Hot path: an active account with an unexpired token is served from memory (no database read);
+ *   the cache is dropped on refresh, re-authorization and deletion, in every process (NOTIFY).
+ * - Refresh happens before expiry (the provider's margin) or once after an upstream 401. Exactly
+ *   one refresh per account runs at a time across processes: an in-process single flight, then a
+ *   row lock in the database, re-reading the token under the lock. The new token set is committed
+ *   before it is used, so a rotated refresh token is never lost.
+ */
+export class CredentialManager {
+  private readonly byAccount = new Map<string, Credential>();
+  private readonly byRef = new Map<string, string>();
+  private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
+  private readonly lastUsed = new Map<string, Date>();
+  private readonly flushTimer: NodeJS.Timeout;
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: CredentialsDeps) {
+    this.clock = deps.clock ?? Date.now;
+    this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  async start(): Promise<void> {
+    await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => this.forget(accountId));
+  }
+
+  /** A valid access token for the account (connection name + identifier). */
+  async forRef(ref: AccountRef): Promise<Credential> {
+    const accountId = this.byRef.get(refKey(ref));
+    if (accountId) {
+      const cached = this.fresh(accountId);
+      if (cached) return cached;
+      return this.forAccount(accountId);
+    }
+    const account = await findAccountByIdentifier(
+      this.deps.db,
+      ref.environmentId,
+      ref.connectionName,
+      ref.identifier,
+    );
+    if (!account) {
+      throw new Problem(
+        'account_not_found',
+        `No connected account for identifier "${ref.identifier}" on connection "${ref.connectionName}"; create one with POST /api/v1/connected-accounts/authorization-link and let the user authorize.`,
+      );
+    }
+    return this.load(account);
+  }
+
+  /** A valid access token for the account id. */
+  async forAccount(accountId: string): Promise<Credential> {
+    const cached = this.fresh(accountId);
+    if (cached) return cached;
+    const account = await findAccount(this.deps.db, accountId);
+    if (!account) throw new Problem('account_not_found', `No connected account ${accountId}.`);
+    return this.load(account);
+  }
+
+  /**
+   * After the provider refused `stale` with a 401: refresh once (unless another request or process
+   * already did) and return the new credential. Throws when the account cannot be refreshed.
+   */
+  async afterUnauthorized(stale: Credential): Promise<Credential> {
+    this.forget(stale.accountId);
+    const outcome = await this.refresh(stale.accountId, stale.accessToken);
+    if (!outcome.ok) throw await this.deps.notActive(outcome.account);
+    return outcome.credential;
+  }
+
+  /** Drops the cached credential of an account in this process and, via NOTIFY, in all others. */
+  async invalidate(accountId: string): Promise<void> {
+    this.forget(accountId);
+    await this.deps.db.notify(ACCOUNT_CHANNEL, accountId).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.flushTimer);
+    await this.flushLastUsed();
+  }
+
+  /** Writes the batched last-used times (also on an interval). */
+  async flushLastUsed(): Promise<void> {
+    if (!this.lastUsed.size) return;
+    const batch = new Map(this.lastUsed);
+    this.lastUsed.clear();
+    try {
+      await touchAccounts(this.deps.db, batch);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, accounts: batch.size }, 'could not record last_used_at');
+    }
+  }
+
+  private forget(accountId: string): void {
+    const credential = this.byAccount.get(accountId);
+    this.byAccount.delete(accountId);
+    if (credential) this.byRef.delete(refKey(credential));
+  }
+
+  /** The cached credential when it is far enough from expiry; records the use. */
+  private fresh(accountId: string): Credential | undefined {
+    const credential = this.byAccount.get(accountId);
+    if (!credential || this.needsRefresh(credential.provider, credential.expiresAt)) return undefined;
+    this.lastUsed.set(accountId, new Date(this.clock()));
+    return credential;
+  }
+
+  private needsRefresh(provider: ProviderDefinition, expiresAt: number | null): boolean {
+    return expiresAt !== null && expiresAt - provider.oauth.refreshMarginSeconds * 1000 <= this.clock();
+  }
+
+  private async load(account: AccountWithConnection): Promise<Credential> {
+    if (account.status !== 'ACTIVE' || !account.access_token) throw await this.deps.notActive(account);
+    const provider = getProvider(account.provider as ProviderKey);
+    const expiresAt = account.token_expires_at?.getTime() ?? null;
+    if (this.needsRefresh(provider, expiresAt)) {
+      const outcome = await this.refresh(account.id);
+      if (!outcome.ok) throw await this.deps.notActive(outcome.account);
+      return this.remember(outcome.credential);
+    }
+    return this.remember(
+      await this.credentialOf(account, account.connection_name, account.sandbox, provider),
+    );
+  }
+
+  private remember(credential: Credential): Credential {
+    this.byAccount.set(credential.accountId, credential);
+    this.byRef.set(refKey(credential), credential.accountId);
+    this.lastUsed.set(credential.accountId, new Date(this.clock()));
+    return credential;
+  }
+
+  private async credentialOf(
+    account: AccountRow,
+    connectionName: string,
+    sandbox: boolean,
+    provider: ProviderDefinition,
+  ): Promise<Credential> {
+    return {
+      accountId: account.id,
+      environmentId: account.environment_id,
+      connectionId: account.connection_id,
+      connectionName,
+      identifier: account.identifier,
+      provider,
+      endpoints: this.deps.endpoints(provider, sandbox),
+      accessToken: this.deps.keyring.open(account.access_token!, {
+        ...ACCOUNT_ACCESS_TOKEN,
+        rowId: account.id,
+      }),
+      expiresAt: account.token_expires_at?.getTime() ?? null,
+      version: account.token_version,
+    };
+  }
+
+  /** One refresh per account per process at a time; callers share its outcome. */
+  private refresh(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
+    let pending = this.inflight.get(accountId);
+    if (!pending) {
+      pending = this.refreshUnderLock(accountId, staleAccessToken).finally(() =>
+        this.inflight.delete(accountId),
+      );
+      this.inflight.set(accountId, pending);
+    }
+    return pending;
+  }
+
+  private async refreshUnderLock(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
+    const { keyring, logger } = this.deps;
+    const started = this.clock();
+    const outcome = await this.deps.db.transaction(
+      async (tx): Promise<RefreshOutcome | { failed: Problem }> => {
+        const row = await lockAccount(tx, accountId);
+        if (!row) return { failed: new Problem('account_not_found', `No connected account ${accountId}.`) };
+        if (row.status !== 'ACTIVE' || !row.access_token) return { ok: false, account: row };
+        const { row: connection, client } = await this.deps.connection(row.connection_id, tx);
+        const provider = getProvider(connection.provider);
+        const current = keyring.open(row.access_token, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id });
+        // Another request or process refreshed while we waited for the lock: use its token.
+        const refreshedElsewhere = staleAccessToken
+          ? current !== staleAccessToken
+          : !this.needsRefresh(provider, row.token_expires_at?.getTime() ?? null);
+        if (refreshedElsewhere) {
+          return {
+            ok: true,
+            credential: await this.credentialOf(row, connection.name, connection.sandbox, provider),
+          };
+        }
+        if (!row.refresh_token) {
+          await deactivateAccount(
+            tx,
+            row.id,
+            'EXPIRED',
+            'The access token expired and the provider issued no refresh token.',
+          );
+          return { ok: false, account: { ...row, status: 'EXPIRED' } };
+        }
+        const refreshToken = keyring.open(row.refresh_token, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
+        const endpoints = this.deps.endpoints(provider, connection.sandbox);
+        try {
+          const tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
+          const expiresAt = tokens.expiresIn ? new Date(this.clock() + tokens.expiresIn * 1000) : null;
+          const version = await storeTokens(
+            tx,
+            row.id,
+            {
+              accessToken: keyring.seal(tokens.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id }),
+              // Providers that do not rotate send no refresh token: keep the one we have.
+              refreshToken: tokens.refreshToken
+                ? keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id })
+                : row.refresh_token,
+              expiresAt,
+              scopes: tokens.scopes ?? row.scopes,
+            },
+            { refreshed: true },
+          );
+          await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
+          logger.info(
+            {
+              account_id: row.id,
+              provider: provider.key,
+              rotated: Boolean(tokens.refreshToken),
+              duration_ms: this.clock() - started,
+            },
+            'access token refreshed',
+          );
+          return {
+            ok: true,
+            credential: {
+              ...(await this.credentialOf(row, connection.name, connection.sandbox, provider)),
+              accessToken: tokens.accessToken,
+              expiresAt: expiresAt?.getTime() ?? null,
+              version,
+            },
+          };
+        } catch (error) {
+          if (!(error instanceof TokenEndpointError)) throw error;
+          logger.warn(
+            { account_id: row.id, provider: provider.key, kind: error.kind, reason: error.message },
+            'refresh failed',
+          );
+          if (error.kind === 'invalid_grant') {
+            await deactivateAccount(
+              tx,
+              row.id,
+              'EXPIRED',
+              `The provider refused the refresh token (${error.message}).`,
+            );
+            await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
+            return { ok: false, account: { ...row, status: 'EXPIRED' } };
+          }
+          return { failed: refreshProblem(error, connection.name, provider) };
+        }
+      },
+    );
+    if ('failed' in outcome) throw outcome.failed;
+    if (outcome.ok) this.remember(outcome.credential);
+    else this.forget(accountId);
+    return outcome;
+  }
+}
+
+function refreshProblem(
+  error: TokenEndpointError,
+  connectionName: string,
+  provider: ProviderDefinition,
+): Problem {
+  if (error.kind === 'invalid_client') {
+    return new Problem(
+      'upstream_unauthorized',
+      `${provider.displayName} rejected the client credentials of connection "${connectionName}" (${error.message}); update client_id/client_secret with PATCH /api/v1/connections/${connectionName}.`,
+      { retryable: false },
+    );
+  }
+  if (error.kind === 'transient') {
+    return new Problem(
+      'upstream_unavailable',
+      `${provider.displayName} could not refresh the access token right now (${error.message}); retry shortly. The account stays active.`,
+      { retryable: true, retryAfterMs: 1000 },
+    );
+  }
+  return new Problem(
+    'upstream_error',
+    `${provider.displayName} answered the token refresh with something unusable (${error.message}).`,
+  );
+}
+
+function refKey(ref: AccountRef): string {
+  return `${ref.environmentId}\u0000${ref.connectionName}\u0000${ref.identifier}`;
+}

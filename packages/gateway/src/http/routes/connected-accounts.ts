@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  type AuthorizationLinkBody,
+  AuthorizationLinkBody as LinkSchema,
+  ListAccountsQuery,
+} from '../../accounts/schemas.js';
+import type { AccountService } from '../../accounts/service.js';
+import type { AuthorizationService } from '../../oauth/authorization.js';
+
+export async function connectedAccountRoutes(
+  app: FastifyInstance,
+  opts: { accounts: AccountService; authorization: AuthorizationService },
+): Promise<void> {
+  const { accounts, authorization } = opts;
+  const idParams = {
+    type: 'object',
+    properties: { id: { type: 'string', maxLength: 64 } },
+    required: ['id'],
+  } as const;
+
+  app.post('/connected-accounts/authorization-link', { schema: { body: LinkSchema } }, async (req, reply) => {
+    const link = await authorization.createLink(
+      req.principal.environmentId,
+      req.body as AuthorizationLinkBody,
+    );
+    return reply.code(201).header('cache-control', 'no-store').send(link);
+  });
+
+  app.get('/connected-accounts', { schema: { querystring: ListAccountsQuery } }, async (req) =>
+    accounts.list(req.principal.environmentId, req.query as ListAccountsQuery),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/connected-accounts/:id',
+    { schema: { params: idParams } },
+    async (req) => accounts.view(await accounts.get(req.principal.environmentId, req.params.id)),
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/connected-accounts/:id',
+    { schema: { params: idParams } },
+    async (req) => accounts.view(await accounts.disconnect(req.principal.environmentId, req.params.id)),
+  );
+}

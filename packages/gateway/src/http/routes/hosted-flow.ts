@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AuthorizationService } from '../../oauth/authorization.js';
+import { FlowError, type ResultPage, renderPage } from '../../oauth/pages.js';
+
+/**
+ * The browser-facing half of authorization: the link the end user opens and the provider's
+ * callback. Failures are pages (or redirects to the app), never JSON.
+ */
+export async function hostedFlowRoutes(
+  app: FastifyInstance,
+  opts: { authorization: AuthorizationService },
+): Promise<void> {
+  const { authorization } = opts;
+
+  const page = (reply: FastifyReply, result: ResultPage) =>
+    reply
+      .code(result.status)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .type('text/html; charset=utf-8')
+      .send(renderPage(result));
+
+  const flowFailure = (reply: FastifyReply, error: unknown) => {
+    if (!(error instanceof FlowError)) throw error;
+    return page(reply, {
+      status: error.status,
+      title: error.title,
+      message: error.message,
+      outcome: 'error',
+      code: error.code,
+    });
+  };
+
+  app.get<{ Params: { token: string } }>('/connect/:token', async (req, reply) => {
+    try {
+      const location = await authorization.start(req.params.token);
+      return reply
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .redirect(location, 302);
+    } catch (error) {
+      return flowFailure(reply, error);
+    }
+  });
+
+  app.get<{ Params: { connection_id: string }; Querystring: Record<string, string | undefined> }>(
+    '/sso/v1/oauth/:connection_id/callback',
+    async (req, reply) => {
+      try {
+        const query = Object.fromEntries(
+          Object.entries(req.query).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : v]),
+        );
+        const outcome = await authorization.complete(req.params.connection_id, query);
+        if (outcome.kind === 'redirect')
+          return reply.header('cache-control', 'no-store').redirect(outcome.url, 302);
+        return page(reply, outcome);
+      } catch (error) {
+        return flowFailure(reply, error);
+      }
+    },
+  );
+}

@@ -1,0 +1,329 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CredentialManager } from '../accounts/credentials.js';
+import type { ConnectionService } from '../connections/service.js';
+import { Problem } from '../errors/problem.js';
+import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
+import type { Keyring } from '../secrets/keyring.js';
+import {
+  ACCOUNT_ACCESS_TOKEN,
+  ACCOUNT_REFRESH_TOKEN,
+  REQUEST_CODE_VERIFIER,
+} from '../secrets/sealed-columns.js';
+import { type AccountRow, findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
+import {
+  consumeAuthorizationRequest,
+  consumeLink,
+  findAuthorizationRequest,
+  findLink,
+  insertAuthorizationRequest,
+  insertLink,
+} from '../store/authorization.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { Database } from '../store/db.js';
+import { newId, randomBase62 } from '../store/ids.js';
+import {
+  buildAuthorizationUrl,
+  exchangeAuthorizationCode,
+  generatePkce,
+  generateState,
+  requestedScopes,
+  TokenEndpointError,
+} from './client.js';
+import type { ProviderEndpoints } from './endpoints.js';
+import { FlowError } from './pages.js';
+
+export interface AuthorizationLink {
+  link: string;
+  expires_at: string;
+  connected_account_id: string;
+}
+
+export interface CreateLinkInput {
+  connection_name: string;
+  identifier: string;
+  redirect_url?: string;
+  state?: string;
+}
+
+/** Where the callback sends the browser: the app's redirect_url, or a result page. */
+export type CallbackOutcome =
+  | { kind: 'redirect'; url: string }
+  | {
+      kind: 'page';
+      outcome: 'success' | 'error';
+      status: number;
+      title: string;
+      message: string;
+      code?: string;
+    };
+
+export interface AuthorizationDeps {
+  db: Database;
+  keyring: Keyring;
+  logger: Logger;
+  connections: ConnectionService;
+  credentials: CredentialManager;
+  publicUrl: string;
+  linkTtlSeconds: number;
+  requestTtlSeconds: number;
+  endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
+  /** Makes sure a sandbox connection's OAuth client is registered at its emulator. */
+  prepareSandbox(connection: ConnectionRow, clientSecret: string): Promise<void>;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * The hosted authorization flow: links (single use, expiring, stored hashed), the trip to the
+ * provider (state hashed, PKCE verifier sealed) and the callback that exchanges the code and stores
+ * the account's tokens.
+ */
+export class AuthorizationService {
+  constructor(private readonly deps: AuthorizationDeps) {}
+
+  async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
+    const connection = await this.deps.connections.get(environmentId, input.connection_name);
+    const account = await upsertPendingAccount(this.deps.db, environmentId, connection.id, input.identifier);
+    return this.linkFor(account, input.redirect_url, input.state);
+  }
+
+  /** A fresh link for an existing account (e.g. in an `account_not_active` error). */
+  async linkFor(
+    account: Pick<AccountRow, 'id'>,
+    redirectUrl?: string,
+    state?: string,
+  ): Promise<AuthorizationLink> {
+    const token = randomBase62(43);
+    const expiresAt = new Date(Date.now() + this.deps.linkTtlSeconds * 1000);
+    await insertLink(this.deps.db, {
+      token_hash: hashToken(token),
+      account_id: account.id,
+      redirect_url: redirectUrl ?? null,
+      caller_state: state ?? null,
+      expires_at: expiresAt,
+    });
+    return {
+      link: `${this.deps.publicUrl}/connect/${token}`,
+      expires_at: expiresAt.toISOString(),
+      connected_account_id: account.id,
+    };
+  }
+
+  /** The `account_not_active` problem, with a link the user can open to authorize again. */
+  async notActiveProblem(account: AccountRow): Promise<Problem> {
+    const link = await this.linkFor(account);
+    const why =
+      account.status === 'PENDING_AUTH'
+        ? 'has not been authorized yet'
+        : account.status === 'EXPIRED'
+          ? `can no longer be refreshed${account.status_reason ? ` (${account.status_reason})` : ''}`
+          : 'was disconnected';
+    return new Problem(
+      'account_not_active',
+      `Connected account ${account.id} (identifier "${account.identifier}") is ${account.status}: it ${why}. Ask the user to open authorization_link.link to connect again, then retry.`,
+      {
+        extensions: {
+          connected_account_id: account.id,
+          account_status: account.status,
+          authorization_link: { link: link.link, expires_at: link.expires_at },
+        },
+      },
+    );
+  }
+
+  /** GET /connect/{token}: claims the link and returns the provider's authorize URL. */
+  async start(token: string): Promise<string> {
+    const tokenHash = hashToken(token);
+    const link = await consumeLink(this.deps.db, tokenHash);
+    if (!link) {
+      const known = await findLink(this.deps.db, tokenHash);
+      if (!known)
+        throw new FlowError(
+          'link_invalid',
+          'This link is not valid',
+          'Ask the application for a new authorization link.',
+          404,
+        );
+      throw new FlowError(
+        'link_invalid',
+        'This link can no longer be used',
+        known.used_at
+          ? 'It has already been used. Authorization links work once; ask the application for a new one.'
+          : 'It has expired. Ask the application for a new authorization link.',
+        410,
+      );
+    }
+    const account = await findAccount(this.deps.db, link.account_id);
+    if (!account)
+      throw new FlowError('link_invalid', 'This link is not valid', 'Its account no longer exists.', 404);
+    const connection = await this.deps.connections.getById(account.connection_id);
+    const clientSecret = this.deps.connections.clientSecret(connection);
+    if (connection.sandbox) await this.deps.prepareSandbox(connection, clientSecret);
+    const provider = getProvider(connection.provider);
+    const state = generateState();
+    const pkce = provider.oauth.pkce ? generatePkce() : undefined;
+    const requestId = newId('areq');
+    await insertAuthorizationRequest(this.deps.db, {
+      id: requestId,
+      state_hash: hashToken(state),
+      account_id: account.id,
+      connection_id: connection.id,
+      code_verifier: pkce
+        ? this.deps.keyring.seal(pkce.verifier, { ...REQUEST_CODE_VERIFIER, rowId: requestId })
+        : null,
+      redirect_url: link.redirect_url,
+      caller_state: link.caller_state,
+      expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
+    });
+    return buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection.sandbox), {
+      clientId: connection.client_id,
+      redirectUri: this.deps.connections.redirectUri(connection.id),
+      scopes: requestedScopes(provider, connection.scopes),
+      state,
+      ...(pkce ? { codeChallenge: pkce.challenge } : {}),
+    });
+  }
+
+  /** GET /sso/v1/oauth/{connection_id}/callback. */
+  async complete(connectionId: string, query: Record<string, string | undefined>): Promise<CallbackOutcome> {
+    const { state, code, error } = query;
+    if (!state)
+      throw new FlowError(
+        'state_missing',
+        'Authorization failed',
+        'The provider sent no state. Start again from the application.',
+      );
+    const stateHash = hashToken(state);
+    const request = await consumeAuthorizationRequest(this.deps.db, stateHash, connectionId);
+    if (!request) {
+      const known = await findAuthorizationRequest(this.deps.db, stateHash);
+      const reason = !known
+        ? 'The authorization state is unknown.'
+        : known.connection_id !== connectionId
+          ? 'The authorization state belongs to another connection.'
+          : known.used_at
+            ? 'This authorization was already completed.'
+            : 'The authorization took too long and expired.';
+      throw new FlowError(
+        'state_invalid',
+        'Authorization failed',
+        `${reason} Start again from the application.`,
+      );
+    }
+    const account = await findAccount(this.deps.db, request.account_id);
+    if (!account)
+      throw new FlowError('account_not_found', 'Authorization failed', 'The account no longer exists.', 404);
+    const connection = await this.deps.connections.getById(connectionId);
+    const provider = getProvider(connection.provider);
+    const finish = (outcome: {
+      status: 'success' | 'error';
+      error?: string;
+      message: string;
+      title: string;
+    }): CallbackOutcome => {
+      if (request.redirect_url) {
+        const url = new URL(request.redirect_url);
+        url.searchParams.set('status', outcome.status);
+        url.searchParams.set('connected_account_id', account.id);
+        if (outcome.error) url.searchParams.set('error', outcome.error);
+        if (request.caller_state !== null) url.searchParams.set('state', request.caller_state);
+        return { kind: 'redirect', url: url.toString() };
+      }
+      return {
+        kind: 'page',
+        outcome: outcome.status,
+        status: outcome.status === 'success' ? 200 : 400,
+        title: outcome.title,
+        message: outcome.message,
+        ...(outcome.error ? { code: outcome.error } : {}),
+      };
+    };
+
+    if (error) {
+      const denied = error === 'access_denied';
+      this.deps.logger.info(
+        { account_id: account.id, provider: provider.key, error },
+        'authorization not granted',
+      );
+      return finish({
+        status: 'error',
+        error,
+        title: denied ? 'Access was not granted' : 'Authorization failed',
+        message: denied
+          ? `You declined access to ${provider.displayName}. Nothing was connected; you can close this window.`
+          : `${provider.displayName} reported an error: ${query.error_description ?? error}.`,
+      });
+    }
+    if (!code)
+      throw new FlowError(
+        'code_missing',
+        'Authorization failed',
+        'The provider sent neither a code nor an error.',
+      );
+
+    const verifier = request.code_verifier
+      ? this.deps.keyring.open(request.code_verifier, { ...REQUEST_CODE_VERIFIER, rowId: request.id })
+      : undefined;
+    const endpoints = this.deps.endpoints(provider, connection.sandbox);
+    let tokens: Awaited<ReturnType<typeof exchangeAuthorizationCode>>;
+    try {
+      tokens = await exchangeAuthorizationCode(
+        provider,
+        endpoints,
+        { clientId: connection.client_id, clientSecret: this.deps.connections.clientSecret(connection) },
+        {
+          code,
+          redirectUri: this.deps.connections.redirectUri(connection.id),
+          ...(verifier ? { codeVerifier: verifier } : {}),
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof TokenEndpointError)) throw err;
+      this.deps.logger.warn(
+        { account_id: account.id, provider: provider.key, kind: err.kind, reason: err.message },
+        'code exchange failed',
+      );
+      const message =
+        err.kind === 'invalid_client'
+          ? `${provider.displayName} rejected the connection's client credentials (${err.message}). The operator must correct client_id / client_secret of connection "${connection.name}"; nothing was connected.`
+          : err.kind === 'transient'
+            ? `${provider.displayName} could not be reached to finish the authorization (${err.message}). Please try again.`
+            : `${provider.displayName} refused to finish the authorization (${err.message}). Please start again.`;
+      return finish({
+        status: 'error',
+        error: err.providerError ?? err.kind,
+        title: 'Authorization failed',
+        message,
+      });
+    }
+
+    const expiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
+    await storeTokens(
+      this.deps.db,
+      account.id,
+      {
+        accessToken: this.deps.keyring.seal(tokens.accessToken, {
+          ...ACCOUNT_ACCESS_TOKEN,
+          rowId: account.id,
+        }),
+        refreshToken: tokens.refreshToken
+          ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
+          : null,
+        expiresAt,
+        scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
+        metadata: tokens.metadata,
+      },
+      { refreshed: false },
+    );
+    await this.deps.credentials.invalidate(account.id);
+    this.deps.logger.info({ account_id: account.id, provider: provider.key }, 'account authorized');
+    return finish({
+      status: 'success',
+      title: 'Connected',
+      message: `Your ${provider.displayName} account is connected. You can close this window and return to the application.`,
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { type EmulatorControl, type EmulatorKey, emulatorsPlugin } from '@portico/emulators';
+import type { FastifyInstance } from 'fastify';
+import type { SandboxLocation } from '../oauth/endpoints.js';
+import { getProvider } from '../providers/catalog.js';
+import type { ConnectionRow } from '../store/connections.js';
+
+export const SANDBOX_PREFIX = '/sandbox';
+
+/**
+ * Sandbox mode: sandbox connections talk to provider emulators, either mounted inside the gateway
+ * under /sandbox or a standalone emulator server (PORTICO_SANDBOX_URL). Their OAuth clients are
+ * registered at the emulator automatically.
+ */
+export interface Sandbox {
+  readonly enabled: boolean;
+  location(): SandboxLocation | undefined;
+  registerClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
+  /** The in-process emulators (mounted mode only), for tests and demos. */
+  readonly control?: EmulatorControl;
+}
+
+export function disabledSandbox(): Sandbox {
+  return {
+    enabled: false,
+    location: () => undefined,
+    async registerClient() {
+      throw new Error('sandbox mode is off');
+    },
+  };
+}
+
+/** Emulators inside this gateway; `internalBase` is known once the server listens. */
+export async function mountSandbox(app: FastifyInstance, publicUrl: string): Promise<Sandbox> {
+  let control: EmulatorControl | undefined;
+  await app.register(emulatorsPlugin, {
+    prefix: SANDBOX_PREFIX,
+    mountPrefix: SANDBOX_PREFIX,
+    control: false,
+    onControl: (c) => {
+      control = c;
+    },
+  });
+  if (!control) throw new Error('sandbox emulators did not start');
+  const handle = control;
+  return {
+    enabled: true,
+    control: handle,
+    location() {
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : undefined;
+      return {
+        publicBase: `${publicUrl}${SANDBOX_PREFIX}`,
+        // The gateway reaches its own emulators over loopback, whatever the public URL is.
+        internalBase: port ? `http://127.0.0.1:${port}${SANDBOX_PREFIX}` : `${publicUrl}${SANDBOX_PREFIX}`,
+      };
+    },
+    async registerClient(connection, clientSecret, redirectUri) {
+      handle.registerClient(emulatorOf(connection), {
+        clientId: connection.client_id,
+        clientSecret,
+        redirectUris: [redirectUri],
+      });
+    },
+  };
+}
+
+/** A standalone emulator server (npm run emulators) used as the sandbox. */
+export function remoteSandbox(rootUrl: string): Sandbox {
+  return {
+    enabled: true,
+    location: () => ({ publicBase: rootUrl, internalBase: rootUrl }),
+    async registerClient(connection, clientSecret, redirectUri) {
+      const res = await fetch(`${rootUrl}/_emulator/clients`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          emulator: emulatorOf(connection),
+          client_id: connection.client_id,
+          client_secret: clientSecret,
+          redirect_uris: [redirectUri],
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) throw new Error(`emulator refused the client registration: HTTP ${res.status}`);
+    },
+  };
+}
+
+function emulatorOf(connection: ConnectionRow): EmulatorKey {
+  return getProvider(connection.provider).emulator;
+}

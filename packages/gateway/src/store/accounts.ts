@@ -1,0 +1,185 @@
+import type { Queryable } from './db.js';
+import { newId } from './ids.js';
+
+export type AccountStatus = 'PENDING_AUTH' | 'ACTIVE' | 'EXPIRED' | 'DISCONNECTED';
+export const ACCOUNT_STATUSES: AccountStatus[] = ['PENDING_AUTH', 'ACTIVE', 'EXPIRED', 'DISCONNECTED'];
+
+/** A connected account as stored; `access_token` and `refresh_token` are sealed. */
+export interface AccountRow {
+  id: string;
+  environment_id: string;
+  connection_id: string;
+  identifier: string;
+  status: AccountStatus;
+  status_reason: string | null;
+  access_token: string | null;
+  refresh_token: string | null;
+  token_expires_at: Date | null;
+  token_version: number;
+  scopes: string[];
+  provider_metadata: Record<string, unknown>;
+  last_used_at: Date | null;
+  last_refreshed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An account with the connection facts every caller needs alongside it. */
+export interface AccountWithConnection extends AccountRow {
+  connection_name: string;
+  provider: string;
+  sandbox: boolean;
+}
+
+const SELECT_WITH_CONNECTION = `
+  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox
+  FROM connected_accounts a JOIN connections c ON c.id = a.connection_id`;
+
+/** The account for (connection, identifier), created as PENDING_AUTH when missing. */
+export async function upsertPendingAccount(
+  db: Queryable,
+  environmentId: string,
+  connectionId: string,
+  identifier: string,
+): Promise<AccountRow> {
+  const rows = await db.query<AccountRow>(
+    `INSERT INTO connected_accounts (id, environment_id, connection_id, identifier, status)
+     VALUES ($1, $2, $3, $4, 'PENDING_AUTH')
+     ON CONFLICT (connection_id, identifier) DO UPDATE SET updated_at = connected_accounts.updated_at
+     RETURNING *`,
+    [newId('ca'), environmentId, connectionId, identifier],
+  );
+  return rows[0]!;
+}
+
+export async function findAccount(db: Queryable, id: string): Promise<AccountWithConnection | undefined> {
+  const rows = await db.query<AccountWithConnection>(`${SELECT_WITH_CONNECTION} WHERE a.id = $1`, [id]);
+  return rows[0];
+}
+
+/** Same as findAccount, holding the row lock until the transaction ends. */
+export async function lockAccount(tx: Queryable, id: string): Promise<AccountRow | undefined> {
+  const rows = await tx.query<AccountRow>('SELECT * FROM connected_accounts WHERE id = $1 FOR UPDATE', [id]);
+  return rows[0];
+}
+
+export async function findAccountByIdentifier(
+  db: Queryable,
+  environmentId: string,
+  connectionName: string,
+  identifier: string,
+): Promise<AccountWithConnection | undefined> {
+  const rows = await db.query<AccountWithConnection>(
+    `${SELECT_WITH_CONNECTION} WHERE a.environment_id = $1 AND c.name = $2 AND a.identifier = $3`,
+    [environmentId, connectionName, identifier],
+  );
+  return rows[0];
+}
+
+export interface AccountFilter {
+  connectionName?: string;
+  identifier?: string;
+  status?: AccountStatus;
+  provider?: string;
+  /** Keyset pagination: ids strictly greater than this. */
+  after?: string;
+  limit: number;
+}
+
+export async function listAccounts(
+  db: Queryable,
+  environmentId: string,
+  filter: AccountFilter,
+): Promise<AccountWithConnection[]> {
+  return db.query<AccountWithConnection>(
+    `${SELECT_WITH_CONNECTION}
+     WHERE a.environment_id = $1
+       AND ($2::text IS NULL OR c.name = $2)
+       AND ($3::text IS NULL OR a.identifier = $3)
+       AND ($4::text IS NULL OR a.status = $4)
+       AND ($5::text IS NULL OR c.provider = $5)
+       AND ($6::text IS NULL OR a.id > $6)
+     ORDER BY a.id LIMIT $7`,
+    [
+      environmentId,
+      filter.connectionName ?? null,
+      filter.identifier ?? null,
+      filter.status ?? null,
+      filter.provider ?? null,
+      filter.after ?? null,
+      filter.limit,
+    ],
+  );
+}
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  scopes: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** Stores a sealed token set and activates the account; returns the new token_version. */
+export async function storeTokens(
+  db: Queryable,
+  id: string,
+  sealed: {
+    accessToken: string;
+    refreshToken: string | null;
+    expiresAt: Date | null;
+    scopes: string[];
+    metadata?: Record<string, unknown>;
+  },
+  opts: { refreshed: boolean },
+): Promise<number> {
+  const rows = await db.query<{ token_version: number }>(
+    `UPDATE connected_accounts SET
+       status = 'ACTIVE', status_reason = NULL,
+       access_token = $2, refresh_token = $3, token_expires_at = $4, scopes = $5,
+       provider_metadata = COALESCE($6::jsonb, provider_metadata),
+       token_version = token_version + 1,
+       last_refreshed_at = CASE WHEN $7 THEN now() ELSE last_refreshed_at END,
+       updated_at = now()
+     WHERE id = $1 RETURNING token_version`,
+    [
+      id,
+      sealed.accessToken,
+      sealed.refreshToken,
+      sealed.expiresAt,
+      sealed.scopes,
+      sealed.metadata ? JSON.stringify(sealed.metadata) : null,
+      opts.refreshed,
+    ],
+  );
+  return rows[0]?.token_version ?? 0;
+}
+
+/** Moves the account out of ACTIVE and wipes its credentials. */
+export async function deactivateAccount(
+  db: Queryable,
+  id: string,
+  status: 'EXPIRED' | 'DISCONNECTED',
+  reason: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE connected_accounts SET status = $2, status_reason = $3, access_token = NULL, refresh_token = NULL,
+       token_expires_at = NULL, token_version = token_version + 1, updated_at = now()
+     WHERE id = $1`,
+    [id, status, reason],
+  );
+}
+
+/** Writes a batch of last-used times in one statement. */
+export async function touchAccounts(db: Queryable, lastUsed: Map<string, Date>): Promise<void> {
+  if (!lastUsed.size) return;
+  await db.query(
+    `UPDATE connected_accounts a SET last_used_at = GREATEST(COALESCE(a.last_used_at, u.at), u.at)
+     FROM unnest($1::text[], $2::timestamptz[]) AS u(id, at) WHERE a.id = u.id`,
+    [[...lastUsed.keys()], [...lastUsed.values()]],
+  );
+}
+
+export async function accountsOfConnection(db: Queryable, connectionId: string): Promise<AccountRow[]> {
+  return db.query<AccountRow>('SELECT * FROM connected_accounts WHERE connection_id = $1', [connectionId]);
+}

@@ -1,0 +1,66 @@
+import { submitConsent } from '@portico/emulators';
+import { expect } from 'vitest';
+import type { TestGateway } from './gateway.js';
+
+export interface AuthorizeOptions {
+  connection: string;
+  identifier: string;
+  redirectUrl?: string;
+  state?: string;
+  userId?: string;
+  decision?: 'allow' | 'deny';
+}
+
+export interface AuthorizeResult {
+  accountId: string;
+  link: string;
+  /** The provider's authorize URL the link redirected to. */
+  authorizeUrl: string;
+  /** The gateway callback URL the provider redirected back to. */
+  callbackUrl: string;
+  /** The gateway's answer to the callback. */
+  response: Response;
+}
+
+/** Plays the end user: opens the link, answers the consent page, follows back to the gateway. */
+export async function authorize(t: TestGateway, opts: AuthorizeOptions): Promise<AuthorizeResult> {
+  const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
+    method: 'POST',
+    json: {
+      connection_name: opts.connection,
+      identifier: opts.identifier,
+      ...(opts.redirectUrl ? { redirect_url: opts.redirectUrl } : {}),
+      ...(opts.state ? { state: opts.state } : {}),
+    },
+  });
+  expect(linkRes.status).toBe(201);
+  const { link, connected_account_id: accountId } = (await linkRes.json()) as {
+    link: string;
+    connected_account_id: string;
+  };
+  const start = await fetch(link, { redirect: 'manual' });
+  expect(start.status).toBe(302);
+  const authorizeUrl = start.headers.get('location')!;
+  const callbackUrl = await submitConsent(authorizeUrl, {
+    decision: opts.decision ?? 'allow',
+    ...(opts.userId ? { userId: opts.userId } : {}),
+  });
+  const response = await fetch(callbackUrl, { redirect: 'manual' });
+  return { accountId, link, authorizeUrl, callbackUrl, response };
+}
+
+export async function createSandboxConnection(
+  t: TestGateway,
+  name: string,
+  provider: string,
+): Promise<{ id: string }> {
+  const res = await t.api('/api/v1/connections', { method: 'POST', json: { name, provider, sandbox: true } });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { id: string };
+}
+
+export async function accountOf(t: TestGateway, id: string): Promise<Record<string, unknown>> {
+  const res = await t.api(`/api/v1/connected-accounts/${id}`);
+  expect(res.status).toBe(200);
+  return (await res.json()) as Record<string, unknown>;
+}

@@ -1,0 +1,365 @@
+import type { EmulatorControl, EmulatorKey } from '@portico/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROVIDER_KEYS, PROVIDERS, type ProviderKey } from '../src/providers/catalog.js';
+import { ACCOUNT_REFRESH_TOKEN } from '../src/secrets/sealed-columns.js';
+import type { AccountRow } from '../src/store/accounts.js';
+import { BACKENDS } from './helpers/backends.js';
+import { accountOf, authorize, createSandboxConnection } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { probe } from './helpers/probes.js';
+
+const APP = 'https://app.example.com/done';
+
+describe.each(BACKENDS)('authorization flow on $name', (backend) => {
+  let t: TestGateway;
+  let control: EmulatorControl;
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    control = t.gateway.sandbox.control!;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const row = async (id: string) =>
+    (await t.db.query<AccountRow>('SELECT * FROM connected_accounts WHERE id = $1', [id]))[0]!;
+  const refreshTokenOf = async (id: string) => {
+    const r = await row(id);
+    return r.refresh_token
+      ? t.gateway.keyring.open(r.refresh_token, { ...ACCOUNT_REFRESH_TOKEN, rowId: id })
+      : null;
+  };
+  const refreshGrants = (emulator: EmulatorKey) =>
+    control.counters().token_grants[emulator]?.refresh_token ?? 0;
+
+  describe.each(PROVIDER_KEYS.map((p) => ({ provider: p })))('$provider', ({ provider }) => {
+    const emulator = PROVIDERS[provider].emulator;
+    const connection = `sb-${provider.replace('_', '-')}`;
+    let accountId: string;
+
+    it('links, consents, calls back and activates the account', async () => {
+      await createSandboxConnection(t, connection, provider);
+      const result = await authorize(t, {
+        connection,
+        identifier: 'user_42',
+        redirectUrl: APP,
+        state: 'app-state-1',
+      });
+      accountId = result.accountId;
+      const authorizeUrl = new URL(result.authorizeUrl);
+      expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(
+        `${t.url}/sandbox/${emulator}${new URL(PROVIDERS[provider].oauth.authorizeUrl).pathname}`,
+      );
+      for (const [key, value] of Object.entries(PROVIDERS[provider].oauth.extraAuthorizeParams)) {
+        expect(authorizeUrl.searchParams.get(key)).toBe(value);
+      }
+      expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe(
+        PROVIDERS[provider].oauth.pkce ? 'S256' : null,
+      );
+      expect(result.response.status).toBe(302);
+      const back = new URL(result.response.headers.get('location')!);
+      expect(back.origin + back.pathname).toBe(APP);
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        status: 'success',
+        connected_account_id: accountId,
+        state: 'app-state-1',
+      });
+      const account = await accountOf(t, accountId);
+      expect(account).toMatchObject({
+        status: 'ACTIVE',
+        provider,
+        identifier: 'user_42',
+        connection_name: connection,
+      });
+      expect(JSON.stringify(account)).not.toMatch(/token"\s*:\s*"(?!\d)/);
+      const credential = await t.gateway.credentials.forAccount(accountId);
+      expect(await probe(provider, credential.endpoints.apiBaseUrl, credential.accessToken)).toBeLessThan(
+        300,
+      );
+    });
+
+    it('refreshes an expired token on use, with the provider’s rotation semantics', async () => {
+      const before = await t.gateway.credentials.forAccount(accountId);
+      const oldRefresh = await refreshTokenOf(accountId);
+      const grantsBefore = refreshGrants(emulator);
+      // The provider expires the token early; the gateway learns it from a 401 and refreshes once.
+      control.expireAccessTokens(emulator);
+      expect(await probe(provider, before.endpoints.apiBaseUrl, before.accessToken)).toBe(401);
+      const after = await t.gateway.credentials.afterUnauthorized(before);
+      expect(after.accessToken).not.toBe(before.accessToken);
+      expect(await probe(provider, after.endpoints.apiBaseUrl, after.accessToken)).toBeLessThan(300);
+      expect(refreshGrants(emulator)).toBe(grantsBefore + 1);
+      const newRefresh = await refreshTokenOf(accountId);
+      if (PROVIDERS[provider].oauth.refreshRotates) expect(newRefresh).not.toBe(oldRefresh);
+      else expect(newRefresh).toBe(oldRefresh);
+
+      // Proactive: a token inside the refresh margin is refreshed before use.
+      await t.db.query(
+        `UPDATE connected_accounts SET token_expires_at = now() + interval '10 seconds' WHERE id = $1`,
+        [accountId],
+      );
+      await t.gateway.credentials.invalidate(accountId);
+      const proactive = await t.gateway.credentials.forAccount(accountId);
+      expect(proactive.accessToken).not.toBe(after.accessToken);
+      expect(refreshGrants(emulator)).toBe(grantsBefore + 2);
+      const expiry = (await row(accountId)).token_expires_at;
+      // Notion sends no expires_in: its tokens are valid until revoked.
+      if (provider === 'notion') expect(expiry).toBeNull();
+      else expect(expiry!.getTime()).toBeGreaterThan(Date.now() + 60_000);
+    });
+  });
+
+  describe('failures', () => {
+    it('refuses a tampered, replayed, expired or foreign state and stores nothing', async () => {
+      await createSandboxConnection(t, 'state-a', 'google_drive');
+      const other = await createSandboxConnection(t, 'state-b', 'google_drive');
+      const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'state-a', identifier: 'state-user' },
+      });
+      const { link, connected_account_id: id } = (await linkRes.json()) as {
+        link: string;
+        connected_account_id: string;
+      };
+      const start = await fetch(link, { redirect: 'manual' });
+      const { submitConsent } = await import('@portico/emulators');
+      const callback = new URL(await submitConsent(start.headers.get('location')!, { decision: 'allow' }));
+
+      const tampered = new URL(callback);
+      tampered.searchParams.set('state', `${callback.searchParams.get('state')}x`);
+      const foreign = new URL(callback);
+      foreign.pathname = `/sso/v1/oauth/${other.id}/callback`;
+      for (const [url, reason] of [
+        [tampered, /state is unknown/],
+        [foreign, /belongs to another connection/],
+      ] as const) {
+        const res = await fetch(url, { redirect: 'manual' });
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toContain('text/html');
+        const html = await res.text();
+        expect(html).toContain('data-code="state_invalid"');
+        expect(html).toMatch(reason);
+      }
+      expect((await row(id)).status).toBe('PENDING_AUTH');
+
+      await t.db.query(
+        `UPDATE authorization_requests SET expires_at = now() - interval '1 second' WHERE account_id = $1`,
+        [id],
+      );
+      const expired = await fetch(callback, { redirect: 'manual' });
+      expect(await expired.text()).toMatch(/took too long and expired/);
+      expect((await row(id)).status).toBe('PENDING_AUTH');
+      expect((await row(id)).access_token).toBeNull();
+
+      // A completed authorization cannot be replayed.
+      const done = await authorize(t, { connection: 'state-a', identifier: 'state-user' });
+      expect(done.response.status).toBe(200);
+      expect(await done.response.text()).toContain('data-outcome="success"');
+      const replay = await fetch(done.callbackUrl, { redirect: 'manual' });
+      expect(replay.status).toBe(400);
+      expect(await replay.text()).toMatch(/already completed/);
+    });
+
+    it('makes links single-use and expiring', async () => {
+      await createSandboxConnection(t, 'links', 'hubspot');
+      const mk = async () =>
+        (await (
+          await t.api('/api/v1/connected-accounts/authorization-link', {
+            method: 'POST',
+            json: { connection_name: 'links', identifier: 'link-user' },
+          })
+        ).json()) as { link: string; expires_at: string };
+      const first = await mk();
+      expect(new Date(first.expires_at).getTime() - Date.now()).toBeGreaterThan(3500_000);
+      expect((await fetch(first.link, { redirect: 'manual' })).status).toBe(302);
+      const reused = await fetch(first.link, { redirect: 'manual' });
+      expect(reused.status).toBe(410);
+      expect(await reused.text()).toMatch(/already been used/);
+
+      const second = await mk();
+      await t.db.query(
+        `UPDATE authorization_links SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`,
+      );
+      const expired = await fetch(second.link, { redirect: 'manual' });
+      expect(expired.status).toBe(410);
+      expect(await expired.text()).toMatch(/expired/);
+
+      const unknown = await fetch(`${t.url}/connect/not-a-real-token`, { redirect: 'manual' });
+      expect(unknown.status).toBe(404);
+    });
+
+    it('reports a denied consent to the app and leaves the account pending', async () => {
+      await createSandboxConnection(t, 'deny', 'sharepoint');
+      const result = await authorize(t, {
+        connection: 'deny',
+        identifier: 'denier',
+        redirectUrl: APP,
+        state: 's',
+        decision: 'deny',
+      });
+      const back = new URL(result.response.headers.get('location')!);
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        status: 'error',
+        error: 'access_denied',
+        connected_account_id: result.accountId,
+        state: 's',
+      });
+      expect((await accountOf(t, result.accountId)).status).toBe('PENDING_AUTH');
+    });
+
+    it('explains a wrong client secret on the page and keeps the account pending', async () => {
+      await createSandboxConnection(t, 'badsecret', 'notion');
+      const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'badsecret', identifier: 'u' },
+      });
+      const { link, connected_account_id: id } = (await linkRes.json()) as {
+        link: string;
+        connected_account_id: string;
+      };
+      const start = await fetch(link, { redirect: 'manual' });
+      // The operator changes the secret after the client was registered at the provider.
+      await t.api('/api/v1/connections/badsecret', {
+        method: 'PATCH',
+        json: { client_secret: 'wrong-secret' },
+      });
+      const { submitConsent } = await import('@portico/emulators');
+      const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
+      const res = await fetch(callback, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+      const html = await res.text();
+      expect(html).toMatch(/rejected the connection(&#39;|')s client credentials/);
+      expect(html).toContain('connection &#34;badsecret&#34;');
+      expect(html).not.toContain('wrong-secret');
+      expect((await row(id)).status).toBe('PENDING_AUTH');
+    });
+
+    it('expires an account whose grant was revoked, and says how to reconnect', async () => {
+      await createSandboxConnection(t, 'revoked', 'google_calendar');
+      const { accountId } = await authorize(t, { connection: 'revoked', identifier: 'rev' });
+      control.revokeGrants('google');
+      await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+      await t.gateway.credentials.invalidate(accountId);
+      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'account_not_active' });
+      const body = (error as { toBody(id: string): Record<string, unknown> }).toBody('r');
+      expect(body).toMatchObject({
+        status: 409,
+        account_status: 'EXPIRED',
+        authorization_link: { link: expect.stringContaining(`${t.url}/connect/`) },
+      });
+      expect(body.detail).toMatch(/Ask the user to open authorization_link.link/);
+      const account = await row(accountId);
+      expect(account.status).toBe('EXPIRED');
+      expect(account.access_token).toBeNull();
+      // The link in the error works: authorizing again reactivates the account.
+      const link = (body.authorization_link as { link: string }).link;
+      const start = await fetch(link, { redirect: 'manual' });
+      const { submitConsent } = await import('@portico/emulators');
+      const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
+        redirect: 'manual',
+      });
+      expect(back.status).toBe(200);
+      expect((await row(accountId)).status).toBe('ACTIVE');
+    });
+
+    it('keeps the account active on a transient refresh failure and says to retry', async () => {
+      await createSandboxConnection(t, 'flaky', 'hubspot');
+      const { accountId } = await authorize(t, { connection: 'flaky', identifier: 'flaky' });
+      control.addFault({ emulator: 'hubspot', path: '^/hubspot/oauth/v1/token', status: 503, times: 1 });
+      await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+      await t.gateway.credentials.invalidate(accountId);
+      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'upstream_unavailable' });
+      expect((error as { toBody(id: string): { retryable: boolean } }).toBody('r').retryable).toBe(true);
+      expect((await row(accountId)).status).toBe('ACTIVE');
+      expect((await t.gateway.credentials.forAccount(accountId)).accessToken).toBeTruthy();
+    });
+  });
+
+  describe('connected accounts API', () => {
+    it('lists with filters and pagination, gets, and disconnects with revocation', async () => {
+      await createSandboxConnection(t, 'api-drive', 'google_drive');
+      const ids: string[] = [];
+      for (const identifier of ['a1', 'a2', 'a3'])
+        ids.push((await authorize(t, { connection: 'api-drive', identifier })).accountId);
+      const seen: string[] = [];
+      let token: string | null = null;
+      do {
+        const res: Response = await t.api(
+          `/api/v1/connected-accounts?connection_name=api-drive&status=ACTIVE&page_size=2${token ? `&page_token=${token}` : ''}`,
+        );
+        const page = (await res.json()) as { data: { id: string }[]; next_page_token: string | null };
+        seen.push(...page.data.map((a) => a.id));
+        token = page.next_page_token;
+      } while (token);
+      expect(seen.sort()).toEqual([...ids].sort());
+      const byIdentifier = (await (await t.api('/api/v1/connected-accounts?identifier=a2')).json()) as {
+        data: { id: string }[];
+      };
+      expect(byIdentifier.data.map((a) => a.id)).toEqual([ids[1]]);
+      expect((await t.api('/api/v1/connected-accounts?status=BOGUS')).status).toBe(400);
+
+      const credential = await t.gateway.credentials.forAccount(ids[0]!);
+      const deleted = await t.api(`/api/v1/connected-accounts/${ids[0]}`, { method: 'DELETE' });
+      expect(deleted.status).toBe(200);
+      expect(await deleted.json()).toMatchObject({ status: 'DISCONNECTED' });
+      const wiped = await row(ids[0]!);
+      expect(wiped.access_token).toBeNull();
+      expect(wiped.refresh_token).toBeNull();
+      // Revoked at the provider: the old token no longer works there.
+      expect(await probe('google_drive', credential.endpoints.apiBaseUrl, credential.accessToken)).toBe(401);
+      const error = await t.gateway.credentials.forAccount(ids[0]!).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'account_not_active' });
+      expect((await t.api('/api/v1/connected-accounts/ca_nope')).status).toBe(404);
+    });
+
+    it('leaves no usable credentials behind when a connection is deleted', async () => {
+      await createSandboxConnection(t, 'doomed', 'notion');
+      const { accountId } = await authorize(t, { connection: 'doomed', identifier: 'd' });
+      const credential = await t.gateway.credentials.forAccount(accountId);
+      expect((await t.api('/api/v1/connections/doomed', { method: 'DELETE' })).status).toBe(204);
+      expect(await t.db.query('SELECT id FROM connected_accounts WHERE id = $1', [accountId])).toEqual([]);
+      expect(await probe('notion', credential.endpoints.apiBaseUrl, credential.accessToken)).toBe(401);
+      await expect(t.gateway.credentials.forAccount(accountId)).rejects.toMatchObject({
+        code: 'account_not_found',
+      });
+    });
+
+    it('validates link requests', async () => {
+      const res = await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'nope', identifier: 'x', redirect_url: 'javascript:alert(1)' },
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ errors: [{ path: '/redirect_url' }] });
+      const missing = await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'nope', identifier: 'x' },
+      });
+      expect(missing.status).toBe(404);
+      expect(await missing.json()).toMatchObject({ code: 'connection_not_found' });
+    });
+  });
+
+  describe('hot path', () => {
+    it('serves a cached token without touching the database and writes last_used_at in batches', async () => {
+      await createSandboxConnection(t, 'hot', 'hubspot');
+      const { accountId } = await authorize(t, { connection: 'hot', identifier: 'hot-user' });
+      const ref = {
+        environmentId: (await row(accountId)).environment_id,
+        connectionName: 'hot',
+        identifier: 'hot-user',
+      };
+      await t.gateway.credentials.forRef(ref);
+      const before = t.queries();
+      for (let i = 0; i < 200; i++) await t.gateway.credentials.forRef(ref);
+      expect(t.queries()).toBe(before);
+      expect((await row(accountId)).last_used_at).toBeNull();
+      await t.gateway.credentials.flushLastUsed();
+      expect((await row(accountId)).last_used_at).toBeInstanceOf(Date);
+    });
+  });
+});
+
+export type { ProviderKey };
