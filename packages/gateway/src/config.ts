@@ -26,6 +26,13 @@ export interface Config {
   linkTtlSeconds: number;
   /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
   authRequestTtlSeconds: number;
+  upstream: {
+    connectTimeoutMs: number;
+    firstByteTimeoutMs: number;
+    idleTimeoutMs: number;
+    maxAttempts: number;
+    retryAfterCapMs: number;
+  };
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -54,6 +61,12 @@ export const CONFIG_VARIABLES = {
     'true or false: serve provider emulators under /sandbox for sandbox connections. Default true.',
   PORTICO_SANDBOX_URL: 'Root URL of a standalone emulator server to use for sandbox connections instead.',
   PORTICO_LINK_TTL: 'Lifetime of authorization links in seconds (60–604800). Default 3600.',
+  PORTICO_UPSTREAM_CONNECT_TIMEOUT_MS: 'Time to connect to a provider. Default 10000.',
+  PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: 'Time for a provider to start answering. Default 60000.',
+  PORTICO_UPSTREAM_IDLE_TIMEOUT_MS: 'Longest pause while a body streams either way. Default 60000.',
+  PORTICO_UPSTREAM_MAX_ATTEMPTS: 'Attempts for a safely retryable provider request (1–10). Default 3.',
+  PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS:
+    'Longest Retry-After the gateway waits out itself; longer ones go back to the caller. Default 10000.',
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -84,6 +97,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
   const authRequestTtlSeconds = int('PORTICO_AUTH_REQUEST_TTL', 600, 60, 3600);
+
+  const upstream = {
+    connectTimeoutMs: int('PORTICO_UPSTREAM_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
+    firstByteTimeoutMs: int('PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    idleTimeoutMs: int('PORTICO_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    maxAttempts: int('PORTICO_UPSTREAM_MAX_ATTEMPTS', 3, 1, 10),
+    retryAfterCapMs: int('PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS', 10_000, 0, 600_000),
+  };
 
   const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(sandboxRaw)) {
@@ -161,5 +182,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl,
     linkTtlSeconds,
     authRequestTtlSeconds,
+    upstream,
   };
 }

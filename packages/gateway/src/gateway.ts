@@ -19,6 +19,9 @@ import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { findConnectionById } from './store/connections.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { TOOLS } from './tools/catalog.js';
+import { ToolEngine } from './tools/engine.js';
+import { UpstreamHttp } from './upstream/http.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -31,6 +34,8 @@ export interface Gateway {
   accounts: AccountService;
   connections: ConnectionService;
   sandbox: Sandbox;
+  engine: ToolEngine;
+  http: UpstreamHttp;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
   /** Listens on config.host:config.port; resolves with the bound URL. */
@@ -135,10 +140,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       endpoints,
     });
     await credentials.start();
+    const http = new UpstreamHttp(config.upstream);
+    const engine = new ToolEngine({ db, logger, credentials, http, tools: TOOLS });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
-      services: { db, tokens, connections, accounts, authorization },
+      services: { db, tokens, connections, accounts, authorization, engine },
       async mount(root) {
         if (!config.sandbox) return;
         sandbox = config.sandboxUrl
@@ -158,6 +165,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       authorization,
       accounts,
       connections,
+      engine,
+      http,
       get sandbox() {
         return sandbox;
       },
@@ -174,6 +183,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           } finally {
             clearTimeout(force);
             await credentials.close();
+            await http.close();
             await db.close();
           }
         })();

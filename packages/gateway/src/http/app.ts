@@ -13,6 +13,7 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ConnectionService } from '../connections/service.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import type { Database } from '../store/db.js';
+import type { ToolEngine } from '../tools/engine.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
 import { registerProblemHandlers } from './errors.js';
@@ -21,6 +22,7 @@ import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { tokenRoutes } from './routes/token.js';
+import { toolRoutes } from './routes/tools.js';
 
 export interface AppServices {
   db: Database;
@@ -28,6 +30,7 @@ export interface AppServices {
   connections: ConnectionService;
   accounts: AccountService;
   authorization: AuthorizationService;
+  engine: ToolEngine;
 }
 
 export interface AppOptions {

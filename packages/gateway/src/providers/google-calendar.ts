@@ -1,4 +1,4 @@
-import { googleOAuth } from './google.js';
+import { describeGoogleError, googleOAuth } from './google.js';
 import type { ProviderDefinition } from './types.js';
 
 export const googleCalendar: ProviderDefinition = {
@@ -7,6 +7,11 @@ export const googleCalendar: ProviderDefinition = {
   kind: 'Calendar',
   toolPrefix: 'calendar',
   oauth: { ...googleOAuth, defaultScopes: ['https://www.googleapis.com/auth/calendar'] },
-  api: { baseUrl: 'https://www.googleapis.com', defaultHeaders: {}, pathRewrites: [] },
+  api: {
+    baseUrl: 'https://www.googleapis.com',
+    defaultHeaders: {},
+    pathRewrites: [],
+    describeError: describeGoogleError,
+  },
   emulator: 'google',
 };

@@ -1,4 +1,4 @@
-import { googleOAuth } from './google.js';
+import { describeGoogleError, googleOAuth } from './google.js';
 import type { ProviderDefinition } from './types.js';
 
 export const googleDocs: ProviderDefinition = {
@@ -12,6 +12,7 @@ export const googleDocs: ProviderDefinition = {
     defaultHeaders: {},
     // The specification's proxy paths say /docs/v1/documents; the Docs API serves /v1/documents.
     pathRewrites: [{ from: '/docs/v1/', to: '/v1/' }],
+    describeError: describeGoogleError,
   },
   emulator: 'google',
 };

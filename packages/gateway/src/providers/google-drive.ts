@@ -1,4 +1,4 @@
-import { googleOAuth } from './google.js';
+import { describeGoogleError, googleOAuth } from './google.js';
 import type { ProviderDefinition } from './types.js';
 
 export const googleDrive: ProviderDefinition = {
@@ -8,6 +8,11 @@ export const googleDrive: ProviderDefinition = {
   toolPrefix: 'drive',
   oauth: { ...googleOAuth, defaultScopes: ['https://www.googleapis.com/auth/drive'] },
   // Uploads live on the same host under /upload/drive/v3/files.
-  api: { baseUrl: 'https://www.googleapis.com', defaultHeaders: {}, pathRewrites: [] },
+  api: {
+    baseUrl: 'https://www.googleapis.com',
+    defaultHeaders: {},
+    pathRewrites: [],
+    describeError: describeGoogleError,
+  },
   emulator: 'google',
 };

@@ -1,4 +1,4 @@
-import { googleOAuth } from './google.js';
+import { describeGoogleError, googleOAuth } from './google.js';
 import type { ProviderDefinition } from './types.js';
 
 export const googleSheets: ProviderDefinition = {
@@ -7,6 +7,11 @@ export const googleSheets: ProviderDefinition = {
   kind: 'Spreadsheets',
   toolPrefix: 'sheets',
   oauth: { ...googleOAuth, defaultScopes: ['https://www.googleapis.com/auth/spreadsheets'] },
-  api: { baseUrl: 'https://sheets.googleapis.com', defaultHeaders: {}, pathRewrites: [] },
+  api: {
+    baseUrl: 'https://sheets.googleapis.com',
+    defaultHeaders: {},
+    pathRewrites: [],
+    describeError: describeGoogleError,
+  },
   emulator: 'google',
 };

@@ -16,3 +16,23 @@ export const googleOAuth: ProviderDefinition['oauth'] = {
   refreshRotates: false,
   refreshMarginSeconds: 300,
 };
+
+const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
+
+/** Google's `{error:{code,message,errors:[{reason}]|status}}`; 403 with a rate-limit reason means 429. */
+export function describeGoogleError(
+  _status: number,
+  body: unknown,
+): { message?: string; rateLimited?: boolean } {
+  const error = (
+    body as { error?: { message?: unknown; errors?: Array<{ reason?: unknown }>; status?: unknown } }
+  )?.error;
+  if (!error || typeof error !== 'object') return {};
+  const reasons = (error.errors ?? []).map((e) => e?.reason);
+  return {
+    ...(typeof error.message === 'string' ? { message: error.message } : {}),
+    rateLimited:
+      reasons.some((r) => typeof r === 'string' && GOOGLE_RATE_LIMIT_REASONS.has(r)) ||
+      error.status === 'RESOURCE_EXHAUSTED',
+  };
+}

@@ -32,6 +32,18 @@ export const hubspot: ProviderDefinition = {
     // Access tokens live 30 minutes; refresh with a comfortable margin.
     refreshMarginSeconds: 300,
   },
-  api: { baseUrl: 'https://api.hubapi.com', defaultHeaders: {}, pathRewrites: [] },
+  api: {
+    baseUrl: 'https://api.hubapi.com',
+    defaultHeaders: {},
+    pathRewrites: [],
+    // {status:"error", message, correlationId, category}
+    describeError: (_status, body) => {
+      const b = body as { message?: unknown; errorType?: unknown; category?: unknown };
+      return {
+        ...(typeof b?.message === 'string' ? { message: b.message } : {}),
+        rateLimited: b?.errorType === 'RATE_LIMIT' || b?.category === 'RATE_LIMITS',
+      };
+    },
+  },
   emulator: 'hubspot',
 };

@@ -21,7 +21,16 @@ export const notion: ProviderDefinition = {
   api: {
     baseUrl: 'https://api.notion.com',
     defaultHeaders: { 'notion-version': '2022-06-28' },
+    versionHeader: 'notion-version',
     pathRewrites: [],
+    // {object:"error", status, code, message, request_id}
+    describeError: (_status, body) => {
+      const b = body as { message?: unknown; code?: unknown };
+      return {
+        ...(typeof b?.message === 'string' ? { message: b.message } : {}),
+        rateLimited: b?.code === 'rate_limited',
+      };
+    },
   },
   emulator: 'notion',
 };

@@ -17,6 +17,18 @@ export const sharepoint: ProviderDefinition = {
     refreshRotates: true,
     refreshMarginSeconds: 300,
   },
-  api: { baseUrl: 'https://graph.microsoft.com', defaultHeaders: {}, pathRewrites: [] },
+  api: {
+    baseUrl: 'https://graph.microsoft.com',
+    defaultHeaders: {},
+    pathRewrites: [],
+    // {error:{code, message, innerError}}
+    describeError: (_status, body) => {
+      const error = (body as { error?: { message?: unknown; code?: unknown } })?.error;
+      return {
+        ...(typeof error?.message === 'string' ? { message: error.message } : {}),
+        rateLimited: error?.code === 'TooManyRequests' || error?.code === 'activityLimitReached',
+      };
+    },
+  },
   emulator: 'microsoft',
 };

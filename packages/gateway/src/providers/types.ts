@@ -40,6 +40,10 @@ export interface ProviderDefinition {
      * rewritten before forwarding (first match wins).
      */
     pathRewrites: Array<{ from: string; to: string }>;
+    /** Header that carries the caller's `upstream_version` (Notion-Version), where the provider has one. */
+    versionHeader?: string;
+    /** Reads the provider's own error body: its message, and whether it means "slow down". */
+    describeError(status: number, body: unknown): { message?: string; rateLimited?: boolean };
   };
   /** The emulator (in packages/emulators) that plays this provider in sandbox mode. */
   emulator: 'notion' | 'google' | 'hubspot' | 'microsoft';

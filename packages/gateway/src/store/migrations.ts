@@ -98,4 +98,26 @@ CREATE TABLE authorization_requests (
 );
 `,
   },
+  {
+    version: 3,
+    name: 'executions',
+    sql: `
+-- One row per tool execution: what ran, for whom, how it ended. Never inputs, outputs or secrets.
+CREATE TABLE executions (
+  id              text PRIMARY KEY,
+  environment_id  text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  tool_name       text NOT NULL,
+  tool_version    text,
+  account_id      text REFERENCES connected_accounts(id) ON DELETE SET NULL,
+  connection_name text,
+  identifier      text,
+  status          text NOT NULL CHECK (status IN ('success', 'error')),
+  error_code      text,
+  upstream_calls  integer NOT NULL DEFAULT 0,
+  duration_ms     integer NOT NULL,
+  started_at      timestamptz NOT NULL,
+  finished_at     timestamptz NOT NULL
+);
+`,
+  },
 ];

@@ -64,3 +64,35 @@ export async function accountOf(t: TestGateway, id: string): Promise<Record<stri
   expect(res.status).toBe(200);
   return (await res.json()) as Record<string, unknown>;
 }
+
+/** A sandbox connection for `provider` and an ACTIVE account for `identifier` on it (emulated user `userId`). */
+export async function sandboxAccount(
+  t: TestGateway,
+  opts: { provider: string; identifier: string; connection?: string; userId?: string },
+): Promise<{ connection: string; accountId: string }> {
+  const connection = opts.connection ?? `sandbox-${opts.provider.replaceAll('_', '-')}`;
+  const existing = await t.api(`/api/v1/connections/${connection}`);
+  if (existing.status === 404) await createSandboxConnection(t, connection, opts.provider);
+  const result = await authorize(t, {
+    connection,
+    identifier: opts.identifier,
+    ...(opts.userId ? { userId: opts.userId } : {}),
+  });
+  expect(result.response.status).toBe(200);
+  return { connection, accountId: result.accountId };
+}
+
+/** POST /api/v1/tools/execute; returns status and parsed body. */
+export async function executeTool(
+  t: TestGateway,
+  body: {
+    tool_name: string;
+    identifier: string;
+    tool_input?: unknown;
+    connection_name?: string;
+    [key: string]: unknown;
+  },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await t.api('/api/v1/tools/execute', { method: 'POST', json: body });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { PROVIDER_KEYS } from '../../providers/catalog.js';
+import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
+import { TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
+
+const ExecuteBody = Type.Object(
+  {
+    tool_name: Type.String({ minLength: 1, maxLength: 100 }),
+    identifier: Type.String({ minLength: 1, maxLength: 256 }),
+    connection_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    tool_input: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    schema_version: Type.Optional(Type.String({ maxLength: 20 })),
+    tool_version: Type.Optional(Type.String({ maxLength: 20 })),
+    upstream_version: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: false },
+);
+
+const ListQuery = Type.Object(
+  {
+    provider: Type.Optional(Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k)))),
+    format: Type.Optional(Type.Union(TOOL_FORMATS.map((f) => Type.Literal(f)))),
+  },
+  { additionalProperties: false },
+);
+
+export async function toolRoutes(app: FastifyInstance, opts: { engine: ToolEngine }): Promise<void> {
+  const { engine } = opts;
+
+  app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
+    const query = req.query as { provider?: string; format?: ToolFormat };
+    const tools = engine.list(query.provider ? { provider: query.provider } : {});
+    return { data: tools.map((t) => engine.describe(t.name, query.format ?? 'json_schema')) };
+  });
+
+  app.get<{ Params: { name: string } }>(
+    '/tools/:name',
+    {
+      schema: {
+        querystring: Type.Object({ format: ListQuery.properties.format }, { additionalProperties: false }),
+      },
+    },
+    async (req) =>
+      engine.describe(req.params.name, (req.query as { format?: ToolFormat }).format ?? 'json_schema'),
+  );
+
+  app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>
+    engine.execute(req.principal.environmentId, req.body as ExecuteRequest),
+  );
+
+  app.get<{ Params: { id: string } }>('/executions/:id', async (req) =>
+    engine.execution(req.principal.environmentId, req.params.id),
+  );
+}

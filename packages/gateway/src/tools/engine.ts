@@ -1,0 +1,255 @@
+import type { ValidateFunction } from 'ajv';
+import type { Logger } from 'pino';
+import type { Credential, CredentialManager } from '../accounts/credentials.js';
+import { Problem } from '../errors/problem.js';
+import { getProvider } from '../providers/catalog.js';
+import { listAccounts } from '../store/accounts.js';
+import type { Database } from '../store/db.js';
+import { type ExecutionRow, findExecution, insertExecution } from '../store/executions.js';
+import { newId } from '../store/ids.js';
+import type { UpstreamHttp } from '../upstream/http.js';
+import { ProviderClient } from '../upstream/provider-client.js';
+import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
+import { formatTool, type ToolFormat } from './formats.js';
+import type { AnyTool } from './types.js';
+
+export interface ExecuteRequest {
+  tool_name: string;
+  identifier: string;
+  connection_name?: string;
+  tool_input?: Record<string, unknown>;
+  schema_version?: string;
+  tool_version?: string;
+  upstream_version?: string;
+}
+
+export interface ExecuteResult {
+  data: Record<string, unknown>;
+  execution_id: string;
+}
+
+export interface ToolEngineDeps {
+  db: Database;
+  logger: Logger;
+  credentials: CredentialManager;
+  http: UpstreamHttp;
+  tools: AnyTool[];
+}
+
+interface CompiledTool {
+  tool: AnyTool;
+  validate: ValidateFunction;
+  versions: string[];
+}
+
+/**
+ * Runs tools: validates input (schema compiled once, then the tool's own rules) before any upstream
+ * call, resolves the end user's account, runs the tool with an authenticated provider client,
+ * turns provider errors into problems, and records every execution.
+ */
+export class ToolEngine {
+  private readonly tools = new Map<string, CompiledTool>();
+
+  constructor(private readonly deps: ToolEngineDeps) {
+    for (const tool of deps.tools) {
+      if (this.tools.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
+      this.tools.set(tool.name, {
+        tool,
+        validate: bodyAjv.compile(tool.input),
+        versions: tool.versions ?? ['1'],
+      });
+    }
+  }
+
+  list(filter: { provider?: string } = {}): AnyTool[] {
+    return [...this.tools.values()]
+      .map((c) => c.tool)
+      .filter((t) => !filter.provider || t.provider === filter.provider);
+  }
+
+  describe(name: string, format: ToolFormat = 'json_schema'): Record<string, unknown> {
+    return formatTool(this.lookup(name).tool, format);
+  }
+
+  private lookup(name: string): CompiledTool {
+    const compiled = this.tools.get(name);
+    if (!compiled) {
+      const prefix = name.split('_')[0];
+      const similar = [...this.tools.keys()].filter((n) => n.startsWith(`${prefix}_`)).slice(0, 20);
+      throw new Problem(
+        'unknown_tool',
+        `No tool is named "${name}".${similar.length ? ` Tools with the same prefix: ${similar.join(', ')}.` : ''} List all tools with GET /api/v1/tools.`,
+      );
+    }
+    return compiled;
+  }
+
+  async execute(environmentId: string, request: ExecuteRequest): Promise<ExecuteResult> {
+    const executionId = newId('exec');
+    const started = new Date();
+    let credential: Credential | undefined;
+    let client: ProviderClient | undefined;
+    const record = async (status: 'success' | 'error', errorCode: string | null) => {
+      const finished = new Date();
+      const row: ExecutionRow = {
+        id: executionId,
+        environment_id: environmentId,
+        tool_name: request.tool_name,
+        tool_version: request.tool_version ?? null,
+        account_id: credential?.accountId ?? null,
+        connection_name: credential?.connectionName ?? request.connection_name ?? null,
+        identifier: request.identifier,
+        status,
+        error_code: errorCode,
+        upstream_calls: client?.calls ?? 0,
+        duration_ms: finished.getTime() - started.getTime(),
+        started_at: started,
+        finished_at: finished,
+      };
+      await insertExecution(this.deps.db, row).catch((error: unknown) =>
+        this.deps.logger.error({ err: error, execution_id: executionId }, 'could not record execution'),
+      );
+    };
+    try {
+      const compiled = this.lookup(request.tool_name);
+      const { tool } = compiled;
+      this.checkVersion('schema_version', request.schema_version, compiled.versions, tool.name);
+      this.checkVersion('tool_version', request.tool_version, compiled.versions, tool.name);
+      const provider = getProvider(tool.provider);
+      if (request.upstream_version !== undefined && !provider.api.versionHeader) {
+        throw new Problem(
+          'invalid_input',
+          `upstream_version is not supported by ${provider.displayName} tools; remove it.`,
+          {
+            errors: [{ path: '/upstream_version', message: `not supported for ${tool.provider}` }],
+          },
+        );
+      }
+      const input = structuredClone(request.tool_input ?? {});
+      if (!compiled.validate(input)) {
+        const errors = toFieldErrors(compiled.validate.errors, '/tool_input');
+        throw new Problem(
+          'invalid_input',
+          `${summarize(errors, `The input of ${tool.name}`)} See GET /api/v1/tools/${tool.name} for the schema.`,
+          { errors },
+        );
+      }
+      const ruleErrors = tool.check?.(input as never) ?? [];
+      if (ruleErrors.length) {
+        const errors = ruleErrors.map((e) => ({ ...e, path: `/tool_input${e.path === '/' ? '' : e.path}` }));
+        throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
+      }
+      credential = await this.resolveAccount(environmentId, request, tool);
+      client = new ProviderClient(
+        credential,
+        this.deps.credentials,
+        this.deps.http,
+        request.upstream_version && provider.api.versionHeader
+          ? { [provider.api.versionHeader]: request.upstream_version }
+          : {},
+      );
+      const data = await tool.run(input as never, { client });
+      await record('success', null);
+      return { data, execution_id: executionId };
+    } catch (error) {
+      const problem = error instanceof Problem ? error : undefined;
+      if (!problem)
+        this.deps.logger.error(
+          { err: error, tool: request.tool_name, execution_id: executionId },
+          'tool failed',
+        );
+      await record('error', problem?.code ?? 'internal_error');
+      if (problem) {
+        problem.options.extensions = { ...problem.options.extensions, execution_id: executionId };
+        throw problem;
+      }
+      throw new Problem(
+        'internal_error',
+        `The tool failed unexpectedly; report execution ${executionId} if it persists.`,
+        {
+          extensions: { execution_id: executionId },
+        },
+      );
+    }
+  }
+
+  async execution(environmentId: string, id: string): Promise<Record<string, unknown>> {
+    const row = await findExecution(this.deps.db, id);
+    if (!row || row.environment_id !== environmentId) {
+      throw new Problem(
+        'execution_not_found',
+        `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
+      );
+    }
+    return {
+      id: row.id,
+      tool_name: row.tool_name,
+      tool_version: row.tool_version,
+      connected_account_id: row.account_id,
+      connection_name: row.connection_name,
+      identifier: row.identifier,
+      status: row.status,
+      error_code: row.error_code,
+      upstream_calls: row.upstream_calls,
+      duration_ms: row.duration_ms,
+      started_at: row.started_at.toISOString(),
+      finished_at: row.finished_at.toISOString(),
+    };
+  }
+
+  private checkVersion(field: string, value: string | undefined, known: string[], tool: string): void {
+    if (value === undefined || known.includes(value)) return;
+    throw new Problem(
+      'invalid_input',
+      `${field} "${value}" is not registered for ${tool}; known versions: ${known.join(', ')}. Omit it to use the current one.`,
+      {
+        errors: [{ path: `/${field}`, message: `must be one of: ${known.join(', ')}` }],
+      },
+    );
+  }
+
+  /** The account named by connection_name, or the identifier's single active account for the provider. */
+  private async resolveAccount(
+    environmentId: string,
+    request: ExecuteRequest,
+    tool: AnyTool,
+  ): Promise<Credential> {
+    if (request.connection_name) {
+      const credential = await this.deps.credentials.forRef({
+        environmentId,
+        connectionName: request.connection_name,
+        identifier: request.identifier,
+      });
+      if (credential.provider.key !== tool.provider) {
+        throw new Problem(
+          'invalid_input',
+          `Connection "${request.connection_name}" is for ${credential.provider.key}, but ${tool.name} needs a ${tool.provider} connection.`,
+          { errors: [{ path: '/connection_name', message: `must name a ${tool.provider} connection` }] },
+        );
+      }
+      return credential;
+    }
+    const accounts = await listAccounts(this.deps.db, environmentId, {
+      identifier: request.identifier,
+      provider: tool.provider,
+      limit: 20,
+    });
+    const active = accounts.filter((a) => a.status === 'ACTIVE');
+    if (active.length === 1) return this.deps.credentials.forAccount(active[0]!.id);
+    if (active.length > 1) {
+      throw new Problem(
+        'ambiguous_account',
+        `Identifier "${request.identifier}" has ${active.length} active ${tool.provider} accounts (connections: ${active.map((a) => a.connection_name).join(', ')}); pass connection_name to choose one.`,
+        { extensions: { connection_names: active.map((a) => a.connection_name) } },
+      );
+    }
+    if (accounts.length) {
+      // Not active: let the lifecycle explain it and hand out a fresh authorization link.
+      return this.deps.credentials.forAccount(accounts[0]!.id);
+    }
+    throw new Problem(
+      'account_not_found',
+      `Identifier "${request.identifier}" has no ${tool.provider} account. Create an authorization link with POST /api/v1/connected-accounts/authorization-link for a ${tool.provider} connection and let the user authorize.`,
+    );
+  }
+}

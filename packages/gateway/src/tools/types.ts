@@ -1,0 +1,47 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FieldError } from '../errors/problem.js';
+import type { ProviderKey } from '../providers/catalog.js';
+import type { ProviderClient } from '../upstream/provider-client.js';
+
+export interface ToolAnnotations {
+  /** Reads only; never changes provider data. */
+  read_only: boolean;
+  /** May delete or overwrite data the user cares about. */
+  destructive: boolean;
+  /** Repeating the same call has no further effect. */
+  idempotent: boolean;
+}
+
+/** What a tool's `run` gets: an authenticated provider client, never a token or the database. */
+export interface ToolContext {
+  client: ProviderClient;
+}
+
+export interface ToolDefinition<S extends TSchema = TSchema> {
+  /** Exactly the specification's name, e.g. `notes_page_create`. */
+  name: string;
+  /**
+   * Written for an LLM: what it does, when to use it, the rules it enforces, and an example input.
+   */
+  description: string;
+  provider: ProviderKey;
+  input: S;
+  annotations: ToolAnnotations;
+  /** Registered schema/implementation versions; the last is current. Default ['1']. */
+  versions?: string[];
+  /**
+   * Rules a JSON Schema cannot say (one of two fields, …). Runs after schema validation and before
+   * any upstream call; each error's message quotes the rule.
+   */
+  check?(input: Static<S>): FieldError[];
+  /** Calls the provider; returns the tool's `data` (always an object). */
+  run(input: Static<S>, ctx: ToolContext): Promise<Record<string, unknown>>;
+}
+
+/** Keeps the input type of `run` tied to the schema. */
+export function defineTool<S extends TSchema>(definition: ToolDefinition<S>): ToolDefinition<S> {
+  return definition;
+}
+
+/** The tool list of a family, erased to the common type for the registry. */
+export type AnyTool = ToolDefinition<TSchema>;
