@@ -1,0 +1,4 @@
+import type { AnyTool } from '../types.js';
+
+/** The `calendar_` tools. */
+export const calendarTools: AnyTool[] = [];

@@ -1,0 +1,4 @@
+import type { AnyTool } from '../types.js';
+
+/** The `crm_` tools. */
+export const crmTools: AnyTool[] = [];

@@ -1,0 +1,4 @@
+import type { AnyTool } from '../types.js';
+
+/** The `sheets_` tools. */
+export const sheetsTools: AnyTool[] = [];
