@@ -6,6 +6,7 @@ import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import type { IssuedClient } from './auth/client-credentials.js';
+import { ClientStatusCache } from './auth/client-status.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
 import { Problem } from './errors/problem.js';
@@ -14,6 +15,7 @@ import { createLogger } from './logger.js';
 import { AuthorizationService } from './oauth/authorization.js';
 import { type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
+import { ProxyService } from './proxy/proxy.js';
 import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { findConnectionById } from './store/connections.js';
@@ -142,10 +144,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await credentials.start();
     const http = new UpstreamHttp(config.upstream);
     const engine = new ToolEngine({ db, logger, credentials, http, tools: TOOLS });
+    const proxy = new ProxyService({ credentials, http });
+    const clients = new ClientStatusCache(db);
+    await clients.start();
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
-      services: { db, tokens, connections, accounts, authorization, engine },
+      services: { db, tokens, connections, accounts, authorization, engine, proxy, clients },
       async mount(root) {
         if (!config.sandbox) return;
         sandbox = config.sandboxUrl

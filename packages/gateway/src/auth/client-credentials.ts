@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../store/db.js';
+import type { Database, Queryable } from '../store/db.js';
 import {
   findGatewayClient,
   type GatewayClientRow,
@@ -8,6 +8,7 @@ import {
   revokeGatewayClient,
 } from '../store/gateway-clients.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import { CLIENT_CHANNEL } from './client-status.js';
 
 /**
  * Gateway client credentials (what an application uses to reach Portico). Secrets are 190-bit
@@ -69,8 +70,11 @@ export async function listClients(db: Queryable): Promise<GatewayClient[]> {
   return (await listGatewayClients(db)).map(toPublic);
 }
 
-export async function revokeClient(db: Queryable, clientId: string): Promise<boolean> {
-  return revokeGatewayClient(db, clientId);
+/** Revokes a client and tells every gateway process to stop accepting its tokens. */
+export async function revokeClient(db: Database, clientId: string): Promise<boolean> {
+  const revoked = await revokeGatewayClient(db, clientId);
+  if (revoked) await db.notify(CLIENT_CHANNEL, clientId);
+  return revoked;
 }
 
 export function toPublic(row: GatewayClientRow): GatewayClient {

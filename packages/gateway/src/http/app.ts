@@ -10,8 +10,10 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
+import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
+import type { ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
@@ -21,6 +23,7 @@ import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
+import { proxyRoutes } from './routes/proxy.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
 
@@ -31,6 +34,8 @@ export interface AppServices {
   accounts: AccountService;
   authorization: AuthorizationService;
   engine: ToolEngine;
+  proxy: ProxyService;
+  clients: ClientStatusCache;
 }
 
 export interface AppOptions {
@@ -93,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(hostedFlowRoutes, { authorization: services.authorization });
   await app.register(
     async (api) => {
-      api.addHook('onRequest', bearerAuthentication(services.tokens, services.db));
+      api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
       await api.register(connectionRoutes, { connections: services.connections });
       await api.register(connectedAccountRoutes, {
         accounts: services.accounts,
@@ -101,6 +106,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       });
     },
     { prefix: '/api/v1' },
+  );
+  await app.register(
+    async (proxy) => {
+      proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
+      await proxy.register(proxyRoutes, { proxy: services.proxy });
+    },
+    { prefix: '/proxy' },
   );
   await options.mount?.(app);
   return app;

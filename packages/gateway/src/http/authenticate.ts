@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
+import type { ClientStatusCache } from '../auth/client-status.js';
 import { Problem } from '../errors/problem.js';
-import type { Queryable } from '../store/db.js';
-import { findGatewayClient } from '../store/gateway-clients.js';
 
 export interface Principal {
   clientId: string;
@@ -25,9 +24,9 @@ function unauthenticated(reason: string): Problem {
 
 /**
  * The onRequest hook guarding /api/v1: a valid gateway access token from a client that is not revoked.
- * The client row is read on every request so that revocation takes effect at once.
+ * Client status comes from a cache that revocation clears in every process (no row read per request).
  */
-export function bearerAuthentication(tokens: AccessTokenIssuer, db: Queryable) {
+export function bearerAuthentication(tokens: AccessTokenIssuer, clients: ClientStatusCache) {
   return async function authenticate(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const header = req.headers.authorization;
     if (!header) {
@@ -39,8 +38,7 @@ export function bearerAuthentication(tokens: AccessTokenIssuer, db: Queryable) {
     if (!match) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
     const result = await tokens.verify(match[1]!);
     if (!result.ok) throw unauthenticated(result.reason);
-    const client = await findGatewayClient(db, result.claims.clientId);
-    if (!client || client.revoked_at) {
+    if (!(await clients.isActive(result.claims.clientId))) {
       throw unauthenticated('The client behind this access token has been revoked; use another client.');
     }
     req.principal = result.claims;

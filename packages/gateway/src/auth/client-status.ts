@@ -1,0 +1,34 @@
+import type { Database } from '../store/db.js';
+import { findGatewayClient } from '../store/gateway-clients.js';
+
+/** NOTIFY channel: a gateway client was revoked; every process forgets it at once. */
+export const CLIENT_CHANNEL = 'portico_client';
+
+/**
+ * Whether a gateway client may call the API, cached so authenticated requests read no database row.
+ * Revocation reaches every process through NOTIFY; the short TTL bounds the damage of a missed one.
+ */
+export class ClientStatusCache {
+  private readonly active = new Map<string, { environmentId: string; until: number }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly ttlMs = 60_000,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.db.listen(CLIENT_CHANNEL, (clientId) => this.active.delete(clientId));
+  }
+
+  async isActive(clientId: string): Promise<boolean> {
+    const cached = this.active.get(clientId);
+    if (cached && cached.until > Date.now()) return true;
+    const row = await findGatewayClient(this.db, clientId);
+    if (!row || row.revoked_at) {
+      this.active.delete(clientId);
+      return false;
+    }
+    this.active.set(clientId, { environmentId: row.environment_id, until: Date.now() + this.ttlMs });
+    return true;
+  }
+}

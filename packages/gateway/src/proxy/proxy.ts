@@ -1,0 +1,132 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { Credential, CredentialManager } from '../accounts/credentials.js';
+import { Problem } from '../errors/problem.js';
+import type { UpstreamHttp } from '../upstream/http.js';
+import { buildUpstreamUrl } from './path.js';
+
+/** Headers that describe one hop, or that only Portico may set; never forwarded either way. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+const ROUTING = ['connection_name', 'identifier', 'x-connection-name', 'x-identifier'];
+const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie']);
+// A provider's cookies belong to its own domain; they are not handed to the caller.
+const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie']);
+
+/** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
+const REPLAYABLE_BODY_BYTES = 1024 * 1024;
+
+export interface ProxyDeps {
+  credentials: CredentialManager;
+  http: UpstreamHttp;
+}
+
+/**
+ * ANY /proxy/{path}: the caller's request, sent to the provider as the end user. Bodies stream both
+ * ways (a 1 GiB upload or download never sits in memory); the upstream answer comes back as is.
+ */
+export class ProxyService {
+  constructor(private readonly deps: ProxyDeps) {}
+
+  async forward(req: FastifyRequest, reply: FastifyReply, environmentId: string): Promise<FastifyReply> {
+    const connectionName = routingHeader(req, 'connection_name', 'x-connection-name');
+    const identifier = routingHeader(req, 'identifier', 'x-identifier');
+    const [rawPath = '/', rawQuery = ''] = splitOnce(req.url.slice('/proxy'.length) || '/', '?');
+
+    let credential = await this.deps.credentials.forRef({ environmentId, connectionName, identifier });
+    // Validated before anything is read from the body or sent anywhere.
+    const url = buildUpstreamUrl(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
+
+    const raw = req.body as IncomingMessage | undefined;
+    const body = await this.prepareBody(req, raw);
+    const abort = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+
+    const send = (c: Credential) =>
+      this.deps.http.send({
+        url,
+        method: req.method,
+        headers: this.upstreamHeaders(req, c),
+        body,
+        signal: abort.signal,
+      });
+    let response = await send(credential);
+    const replayable = body === null || Buffer.isBuffer(body);
+    if (response.statusCode === 401 && replayable) {
+      await response.body.dump();
+      credential = await this.deps.credentials.afterUnauthorized(credential);
+      response = await send(credential);
+    }
+    return this.relay(reply, response);
+  }
+
+  private async prepareBody(
+    req: FastifyRequest,
+    raw: IncomingMessage | undefined,
+  ): Promise<Buffer | IncomingMessage | null> {
+    const length = req.headers['content-length'];
+    const chunked = req.headers['transfer-encoding'] !== undefined;
+    if (!raw || (!chunked && (length === undefined || length === '0'))) return null;
+    if (!chunked && Number(length) <= REPLAYABLE_BODY_BYTES) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of raw) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    }
+    return raw;
+  }
+
+  private upstreamHeaders(req: FastifyRequest, credential: Credential): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || NOT_FORWARDED_UP.has(name)) continue;
+      headers[name] = value;
+    }
+    for (const [name, value] of Object.entries(credential.provider.api.defaultHeaders)) {
+      if (headers[name] === undefined) headers[name] = value;
+    }
+    headers.authorization = `Bearer ${credential.accessToken}`;
+    return headers;
+  }
+
+  private relay(reply: FastifyReply, response: Dispatcher.ResponseData): FastifyReply {
+    reply.code(response.statusCode);
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value === undefined || NOT_FORWARDED_DOWN.has(name)) continue;
+      reply.header(name, value);
+    }
+    return reply.send(response.body);
+  }
+}
+
+function routingHeader(req: FastifyRequest, name: string, alias: string): string {
+  const value = req.headers[name] ?? req.headers[alias];
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) {
+    throw new Problem(
+      'missing_header',
+      `The "${name}" header (or "${alias}") is required: it names the ${name === 'identifier' ? 'end user whose account to use' : 'connection to use'}.`,
+      {
+        errors: [{ path: `/headers/${name}`, message: 'is required' }],
+      },
+    );
+  }
+  return text;
+}
+
+function splitOnce(value: string, separator: string): [string, string] {
+  const index = value.indexOf(separator);
+  return index === -1 ? [value, ''] : [value.slice(0, index), value.slice(index + 1)];
+}

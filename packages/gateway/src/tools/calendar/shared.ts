@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FieldError } from '../../errors/problem.js';
+
+/**
+ * What the `calendar_` tools share: parameter schemas, RFC 3339 / IANA time-zone handling and the
+ * mapping of tool parameters onto Calendar v3's Event resource.
+ */
+
+/** Calendar v3 paths; ids are path segments, so they are encoded (calendar ids are often emails). */
+export function eventsPath(calendarId: string, eventId?: string): string {
+  const base = `/calendar/v3/calendars/${encodeURIComponent(calendarId)}/events`;
+  return eventId === undefined ? base : `${base}/${encodeURIComponent(eventId)}`;
+}
+
+export const calendarIdParam = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  default: 'primary',
+  description:
+    'Calendar to use: "primary" (the user\'s main calendar, the default) or a calendar id from calendar_list_calendars, e.g. "team@group.calendar.google.com".',
+});
+
+export const eventIdParam = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description:
+    'Event id as returned by calendar_list_events or calendar_create_event (an instance of a recurring event has an id like "abc123_20250106T100000Z").',
+});
+
+/** RFC 3339 date-time; the UTC offset is optional (then `timezone` says how to read it). */
+export const DATE_TIME_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|z|[+-]\\d{2}:\\d{2})?$';
+
+export function dateTimeParam(what: string) {
+  return Type.String({
+    pattern: DATE_TIME_PATTERN,
+    description: `${what} as an RFC 3339 date-time, e.g. "2025-06-02T15:00:00+02:00" or "2025-06-02T15:00:00Z". Without a UTC offset ("2025-06-02T15:00:00") the time is read in \`timezone\`, which is then required.`,
+  });
+}
+
+/** An RFC 3339 instant with a mandatory offset (Calendar's timeMin/timeMax). */
+export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+-]\\d{2}:\\d{2})$';
+
+export const timezoneParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description:
+    'IANA time zone name, e.g. "Europe/Paris", "America/New_York" or "UTC". Sets the zone of the event (recurring events repeat in it) and how start/end times without a UTC offset are read.',
+});
+
+export const sendUpdatesParam = Type.Union(
+  [Type.Literal('all'), Type.Literal('externalOnly'), Type.Literal('none')],
+  {
+    description:
+      'Who gets an email about the change: "all" guests, "externalOnly" (guests outside the organizer\'s Google Workspace domain) or "none". Google\'s default when omitted is no notifications for API calls.',
+  },
+);
+
+export const attendeesParam = Type.Array(
+  Type.String({ format: 'email', maxLength: 320, description: 'Email address of a guest.' }),
+  {
+    maxItems: 500,
+    uniqueItems: true,
+    description:
+      'Guests to invite, as email addresses, e.g. ["grace@example.com"]. Each gets an invitation with response status "needsAction".',
+  },
+);
+
+export const recurrenceParam = Type.Array(
+  Type.String({
+    minLength: 6,
+    maxLength: 1000,
+    description: 'One RFC 5545 line: "RRULE:FREQ=WEEKLY;BYDAY=MO,WE", "EXDATE:20250609T100000Z" or "RDATE:…".',
+  }),
+  {
+    maxItems: 100,
+    description:
+      'Recurrence of a repeating event as RFC 5545 lines, e.g. ["RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=10"]. Lines start with RRULE:, EXRULE:, RDATE: or EXDATE:; an RRULE must name FREQ (SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY). Recurring events need `timezone`.',
+  },
+);
+
+export const guestPermissionParams = {
+  guests_can_modify: Type.Boolean({ description: 'Whether guests may edit the event (Google default false).' }),
+  guests_can_invite_others: Type.Boolean({
+    description: 'Whether guests may invite other people (Google default true).',
+  }),
+  guests_can_see_other_guests: Type.Boolean({
+    description: 'Whether guests can see the guest list (Google default true).',
+  }),
+};
+
+export const transparencyParam = Type.Union([Type.Literal('opaque'), Type.Literal('transparent')], {
+  description:
+    'Whether the event blocks time: "opaque" (busy, the default) or "transparent" (free; others see the time as available).',
+});
+
+export const visibilityParam = Type.Union(
+  [Type.Literal('default'), Type.Literal('public'), Type.Literal('private'), Type.Literal('confidential')],
+  {
+    description:
+      'Who can see the event details: "default" (the calendar\'s setting), "public", "private" (only attendees) or "confidential" (same as private, kept for compatibility).',
+  },
+);
+
+export const createMeetingRoomParam = Type.Boolean({
+  description:
+    'true adds a Google Meet video-conference link to the event (returned as hangoutLink and conferenceData). false or omitted adds none.',
+});
+
+// ---------------------------------------------------------------- time
+
+interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export interface ParsedDateTime {
+  local: LocalDateTime;
+  /** Minutes east of UTC when the text carries an offset. */
+  offsetMinutes?: number;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|z|[+-]\d{2}:\d{2})?$/;
+
+/** Parses an RFC 3339 date-time (offset optional); null when a field is out of range. */
+export function parseDateTime(text: string): ParsedDateTime | null {
+  const m = DATE_TIME.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as number[];
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const local = { year: year!, month: month!, day: day!, hour: hour!, minute: minute!, second };
+  const probe = new Date(Date.UTC(local.year, local.month - 1, local.day));
+  if (
+    local.month < 1 ||
+    local.month > 12 ||
+    probe.getUTCDate() !== local.day ||
+    local.hour > 23 ||
+    local.minute > 59 ||
+    local.second > 59
+  ) {
+    return null;
+  }
+  const zone = m[7];
+  if (zone === undefined) return { local };
+  if (zone === 'Z' || zone === 'z') return { local, offsetMinutes: 0 };
+  const sign = zone.startsWith('-') ? -1 : 1;
+  const offsetMinutes = sign * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  if (Math.abs(offsetMinutes) > 18 * 60) return null;
+  return { local, offsetMinutes };
+}
+
+const TIME_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
+
+/**
+ * An IANA zone Google accepts: one of the runtime's canonical zones, or an alias it resolves
+ * ("UTC", "Asia/Calcutta"). Offsets such as "+02:00" are not zone names.
+ */
+export function isIanaTimeZone(name: string): boolean {
+  if (TIME_ZONES.has(name)) return true;
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Offset of `timeZone` from UTC at the instant `ms`, in minutes. */
+function zoneOffsetMinutes(ms: number, timeZone: string): number {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  const parts = Object.fromEntries(f.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
+}
+
+/** The instant a parsed date-time names: by its own offset, else as wall time in `timeZone`. */
+export function instantOf(value: ParsedDateTime, timeZone: string | undefined): number {
+  const { year, month, day, hour, minute, second } = value.local;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  if (value.offsetMinutes !== undefined) return wall - value.offsetMinutes * 60_000;
+  const zone = timeZone ?? 'UTC';
+  // Two passes settle the offset, including just after a DST change.
+  let ms = wall - zoneOffsetMinutes(wall, zone) * 60_000;
+  ms = wall - zoneOffsetMinutes(ms, zone) * 60_000;
+  return ms;
+}
+
+function pad(n: number, width = 2): string {
+  return String(Math.abs(n)).padStart(width, '0');
+}
+
+/** RFC 3339 text of an instant at a fixed offset (minutes east of UTC). */
+export function formatAtOffset(ms: number, offsetMinutes: number): string {
+  const local = new Date(ms + offsetMinutes * 60_000);
+  const date = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}`;
+  const time = `${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}`;
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  return `${date}T${time}${sign}${pad(Math.trunc(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}`;
+}
+
+/** RFC 3339 text of an instant as wall time in `timeZone`, with that zone's offset then. */
+export function formatInZone(ms: number, timeZone: string): string {
+  return formatAtOffset(ms, zoneOffsetMinutes(ms, timeZone));
+}
+
+/** The date-time as Calendar should get it: seconds always present, offset kept when given. */
+export function normalizeDateTime(value: ParsedDateTime): string {
+  const { year, month, day, hour, minute, second } = value.local;
+  const text = `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}`;
+  if (value.offsetMinutes === undefined) return text;
+  if (value.offsetMinutes === 0) return `${text}Z`;
+  const sign = value.offsetMinutes < 0 ? '-' : '+';
+  return `${text}${sign}${pad(Math.trunc(value.offsetMinutes / 60))}:${pad(value.offsetMinutes % 60)}`;
+}
+
+/** The end instant as text: in the start's own offset when it had one, else in the event's zone. */
+export function endText(endMs: number, start: ParsedDateTime, timeZone: string | undefined): string {
+  if (start.offsetMinutes !== undefined) return formatAtOffset(endMs, start.offsetMinutes);
+  return formatInZone(endMs, timeZone ?? 'UTC');
+}
+
+// ---------------------------------------------------------------- rules
+
+/** Checks a date-time field: a real calendar date and time, and an offset or a `timezone`. */
+export function checkDateTime(
+  field: string,
+  value: string | undefined,
+  timezone: string | undefined,
+  errors: FieldError[],
+): ParsedDateTime | undefined {
+  if (value === undefined) return undefined;
+  const parsed = parseDateTime(value);
+  if (!parsed) {
+    errors.push({
+      path: `/${field}`,
+      message: `"${value}" is not a real date and time; use RFC 3339 such as "2025-06-02T15:00:00+02:00" (rule: months 01–12, days that exist in the month, hours 00–23, offsets within ±18:00).`,
+    });
+    return undefined;
+  }
+  if (parsed.offsetMinutes === undefined && timezone === undefined) {
+    errors.push({
+      path: `/${field}`,
+      message: `"${value}" has no UTC offset; add one ("${value}Z", "${value}+02:00") or give "timezone" (rule: a date-time without a UTC offset is read in "timezone").`,
+    });
+  }
+  return parsed;
+}
+
+export function checkTimezone(value: string | undefined, errors: FieldError[]): void {
+  if (value !== undefined && !isIanaTimeZone(value)) {
+    errors.push({
+      path: '/timezone',
+      message: `"${value}" is not an IANA time zone; use a name such as "Europe/Paris", "America/New_York" or "UTC" (rule: "timezone" must be an IANA time zone name).`,
+    });
+  }
+}
+
+const RECURRENCE_LINE = /^(RRULE|EXRULE|RDATE|EXDATE)(;[^:]*)?:.+$/;
+const FREQ = /(^|;)FREQ=(SECONDLY|MINUTELY|HOURLY|DAILY|WEEKLY|MONTHLY|YEARLY)(;|$)/;
+
+export function checkRecurrence(
+  lines: string[] | undefined,
+  timezone: string | undefined,
+  errors: FieldError[],
+  options: { requireTimezone: boolean },
+): void {
+  if (lines === undefined) return;
+  lines.forEach((line, i) => {
+    if (!RECURRENCE_LINE.test(line)) {
+      errors.push({
+        path: `/recurrence/${i}`,
+        message: `"${line}" is not a recurrence line (rule: each line starts with RRULE:, EXRULE:, RDATE: or EXDATE:, e.g. "RRULE:FREQ=WEEKLY;BYDAY=MO").`,
+      });
+    } else if (/^(RRULE|EXRULE)/.test(line) && !FREQ.test(line.slice(line.indexOf(':') + 1))) {
+      errors.push({
+        path: `/recurrence/${i}`,
+        message: `"${line}" has no valid FREQ (rule: an RRULE names FREQ=SECONDLY|MINUTELY|HOURLY|DAILY|WEEKLY|MONTHLY|YEARLY).`,
+      });
+    }
+  });
+  if (options.requireTimezone && lines.length > 0 && timezone === undefined) {
+    errors.push({
+      path: '/timezone',
+      message:
+        'is required with "recurrence" (rule: a recurring event repeats in a named time zone, so Google needs "timezone" for it).',
+    });
+  }
+}
+
+// ---------------------------------------------------------------- event body
+
+export interface EventFields {
+  summary?: string;
+  description?: string;
+  location?: string;
+  attendees?: string[];
+  recurrence?: string[];
+  guests_can_modify?: boolean;
+  guests_can_invite_others?: boolean;
+  guests_can_see_other_guests?: boolean;
+  transparency?: string;
+  visibility?: string;
+  create_meeting_room?: boolean;
+}
+
+/** The Event fields these parameters set (only those given). */
+export function eventBody(input: EventFields): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (input.summary !== undefined) body.summary = input.summary;
+  if (input.description !== undefined) body.description = input.description;
+  if (input.location !== undefined) body.location = input.location;
+  if (input.attendees !== undefined) body.attendees = input.attendees.map((email) => ({ email }));
+  if (input.recurrence !== undefined) body.recurrence = input.recurrence;
+  if (input.guests_can_modify !== undefined) body.guestsCanModify = input.guests_can_modify;
+  if (input.guests_can_invite_others !== undefined) body.guestsCanInviteOthers = input.guests_can_invite_others;
+  if (input.guests_can_see_other_guests !== undefined)
+    body.guestsCanSeeOtherGuests = input.guests_can_see_other_guests;
+  if (input.transparency !== undefined) body.transparency = input.transparency;
+  if (input.visibility !== undefined) body.visibility = input.visibility;
+  if (input.create_meeting_room === true) {
+    body.conferenceData = {
+      createRequest: { requestId: randomUUID(), conferenceSolutionKey: { type: 'hangoutsMeet' } },
+    };
+  }
+  return body;
+}
+
+/** Query parameters of an event write. */
+export function writeQuery(input: {
+  send_updates?: string;
+  create_meeting_room?: boolean;
+}): Record<string, string | number | undefined> {
+  return {
+    // Without conferenceDataVersion=1 Google ignores conferenceData entirely.
+    conferenceDataVersion: input.create_meeting_room === true ? 1 : undefined,
+    sendUpdates: input.send_updates,
+  };
+}

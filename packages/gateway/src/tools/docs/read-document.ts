@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../types.js';
+import { bodyContentOf, documentId, documentUrl, plainText } from './common.js';
+
+const input = Type.Object(
+  {
+    document_id: documentId,
+    suggestions_view_mode: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('DEFAULT_FOR_CURRENT_ACCESS'),
+          Type.Literal('SUGGESTIONS_INLINE'),
+          Type.Literal('PREVIEW_SUGGESTIONS_ACCEPTED'),
+          Type.Literal('PREVIEW_WITHOUT_SUGGESTIONS'),
+        ],
+        {
+          description:
+            'How pending suggestions appear: DEFAULT_FOR_CURRENT_ACCESS (default), SUGGESTIONS_INLINE, PREVIEW_SUGGESTIONS_ACCEPTED or PREVIEW_WITHOUT_SUGGESTIONS.',
+        },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const docsReadDocument = defineTool({
+  name: 'docs_read_document',
+  provider: 'google_docs',
+  description: [
+    'Reads a Google Docs document: its plain text and its full structure.',
+    'Use it to read what a document says (use text), and before docs_update_document to learn the UTF-16 indexes of paragraphs (body.content[].startIndex/endIndex) and the current revisionId for write_control.',
+    'Returns documentId, title, revisionId, url, text (the whole body as plain text, one line per paragraph) and the provider’s Document structure: body.content[] (paragraphs with elements[].textRun {content, textStyle} and paragraphStyle.namedStyleType such as HEADING_1), documentStyle, namedStyles, lists.',
+    'Example input: {"document_id": "1Pq7Yh3xKc2eN0dVfWmBzRtL9sAaJgU4oHiE5nX6yC8w"}',
+  ].join(' '),
+  input,
+  annotations: { read_only: true, destructive: false, idempotent: true },
+  async run(value, { client }) {
+    const { data } = await client.request<Record<string, unknown>>({
+      method: 'GET',
+      path: `/v1/documents/${encodeURIComponent(value.document_id)}`,
+      query: { suggestionsViewMode: value.suggestions_view_mode },
+    });
+    const { documentId: id, title, revisionId, ...structure } = data;
+    return {
+      documentId: id,
+      title,
+      revisionId,
+      url: documentUrl(String(id ?? value.document_id)),
+      text: plainText(bodyContentOf(data)),
+      ...structure,
+    };
+  },
+});
