@@ -1,6 +1,14 @@
-import { Type } from '@sinclair/typebox';
+import { type SchemaOptions, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { type ParsedRange, parseRange } from './a1.js';
+
+/**
+ * A string limited to the provider's documented values, as a plain JSON Schema `enum`: agents see
+ * the list in one place and a wrong value is answered with "must be one of: …".
+ */
+export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
 
 export const spreadsheetId = Type.String({
   minLength: 10,
@@ -17,23 +25,17 @@ export const a1Range = (what: string) =>
     description: `${what} in A1 notation: "Sheet1!A1:C10", "'My sheet'!A:B" (quote names with spaces or symbols, double any ' inside), "Budget" (a whole sheet) or "A1:C10" (the first sheet).`,
   });
 
-export const valueRenderOption = Type.Union(
-  [Type.Literal('FORMATTED_VALUE'), Type.Literal('UNFORMATTED_VALUE'), Type.Literal('FORMULA')],
-  {
-    description:
-      'How values are rendered: FORMATTED_VALUE (as shown in the UI, e.g. "$1,200.00"; default), UNFORMATTED_VALUE (raw numbers, e.g. 1200), FORMULA (formulas as typed, e.g. "=SUM(A1:A3)").',
-  },
-);
+export const valueRenderOption = stringEnum(['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'], {
+  description:
+    'How values are rendered: FORMATTED_VALUE (as shown in the UI, e.g. "$1,200.00"; default), UNFORMATTED_VALUE (raw numbers, e.g. 1200), FORMULA (formulas as typed, e.g. "=SUM(A1:A3)").',
+});
 
-export const dateTimeRenderOption = Type.Union(
-  [Type.Literal('SERIAL_NUMBER'), Type.Literal('FORMATTED_STRING')],
-  {
-    description:
-      'How dates and times are rendered when values are not FORMATTED_VALUE: SERIAL_NUMBER (days since 1899-12-30; default) or FORMATTED_STRING (as the cell format shows them).',
-  },
-);
+export const dateTimeRenderOption = stringEnum(['SERIAL_NUMBER', 'FORMATTED_STRING'], {
+  description:
+    'How dates and times are rendered when values are not FORMATTED_VALUE: SERIAL_NUMBER (days since 1899-12-30; default) or FORMATTED_STRING (as the cell format shows them).',
+});
 
-export const majorDimension = Type.Union([Type.Literal('ROWS'), Type.Literal('COLUMNS')], {
+export const majorDimension = stringEnum(['ROWS', 'COLUMNS'], {
   description:
     'ROWS (default): each inner array is a row. COLUMNS: each inner array is a column. With ROWS, A1:B2 reads [["A1","B1"],["A2","B2"]]; with COLUMNS, [["A1","A2"],["B1","B2"]].',
 });

@@ -8,6 +8,7 @@ import {
   majorDimension,
   rangePath,
   spreadsheetId,
+  stringEnum,
   valueRenderOption,
 } from './common.js';
 
@@ -28,7 +29,7 @@ const input = Type.Object(
         'The cells to write: a 2-D array, one inner array per row (per column with major_dimension COLUMNS). Rows may differ in length. Example: [["Name", "Score"], ["Ada", 92]].',
     }),
     value_input_option: Type.Optional(
-      Type.Union([Type.Literal('USER_ENTERED'), Type.Literal('RAW')], {
+      stringEnum(['USER_ENTERED', 'RAW'], {
         default: 'USER_ENTERED',
         description:
           'USER_ENTERED (default): values are parsed as if typed in the UI: "=SUM(A1:A3)" becomes a formula, "1,234" and "12%" numbers, "2024-01-15" a date. RAW: stored exactly as given (strings stay strings).',
