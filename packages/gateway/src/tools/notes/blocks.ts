@@ -1,0 +1,135 @@
+import { Type } from '@sinclair/typebox';
+import { Problem } from '../../errors/problem.js';
+import { defineTool } from '../types.js';
+import { idSegment, normalizeId, notionId } from './ids.js';
+import {
+  BlockInputSchema,
+  BlockTextSchema,
+  BlockTypeSchema,
+  blockPayload,
+  checkBlock,
+  LanguageSchema,
+  listResult,
+  PageSizeSchema,
+  StartCursorSchema,
+  toNotionBlock,
+  withoutRequestId,
+} from './shared.js';
+
+export const notesBlockDelete = defineTool({
+  name: 'notes_block_delete',
+  provider: 'notion',
+  description: `Delete (archive) a Notion block, page or database by id. Notion moves it to the trash together with everything under it (its child blocks are archived too); it can be restored from the trash in Notion. Use notes_page_content_get to find block ids. Returns the archived block.
+Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}`,
+  input: Type.Object(
+    { block_id: notionId('The block (or page) to delete.') },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: true, idempotent: true },
+  async run(input, { client }) {
+    const res = await client.request({ method: 'DELETE', path: `/v1/blocks/${idSegment(input.block_id)}` });
+    return withoutRequestId(res.data);
+  },
+});
+
+export const notesBlockUpdate = defineTool({
+  name: 'notes_block_update',
+  provider: 'notion',
+  description: `Replace the text of an existing Notion block. Supported types: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout, code (with "language"). Rules: "type" must be the block's existing type (a block's type cannot be changed: delete it and append a new one); "language" only for code; "checked" only for to_do. The gateway reads the block first to enforce the type rule. Returns the updated block.
+Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "type": "code", "text": "print('hi')", "language": "python"}`,
+  input: Type.Object(
+    {
+      block_id: notionId('The block to update.'),
+      type: BlockTypeSchema,
+      text: BlockTextSchema,
+      language: Type.Optional(LanguageSchema),
+      checked: Type.Optional(
+        Type.Boolean({ description: 'Whether a to_do block is checked (only with type "to_do").' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: true, idempotent: true },
+  check: (input) => checkBlock(input, ''),
+  async run(input, { client }) {
+    const path = `/v1/blocks/${idSegment(input.block_id)}`;
+    const current = await client.request<{ type?: string }>({ method: 'GET', path });
+    const existing = current.data.type;
+    if (existing !== input.type) {
+      throw new Problem(
+        'invalid_input',
+        `Block ${normalizeId(input.block_id)} is a ${existing} block, but "type" is "${input.type}" (rule: a block's type cannot be changed; update it as "${existing}", or delete it and append a new block).`,
+        {
+          errors: [
+            {
+              path: '/tool_input/type',
+              message: `must be the block's existing type "${existing}" (rule: a block's type cannot be changed)`,
+            },
+          ],
+        },
+      );
+    }
+    const res = await client.request({
+      method: 'PATCH',
+      path,
+      json: { [input.type]: blockPayload(input, true) },
+    });
+    return withoutRequestId(res.data);
+  },
+});
+
+export const notesPageContentAppend = defineTool({
+  name: 'notes_page_content_append',
+  provider: 'notion',
+  description: `Append blocks of text to the end of a Notion page (or under a block, or after a given child with "after"). Each block is {type, text, language?, checked?}; types: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout, code. Rules: 1-100 blocks; "language" only for code (default "plain text"); "checked" only for to_do. Returns the created blocks with their ids.
+Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "blocks": [{"type": "heading_2", "text": "Summary"}, {"type": "paragraph", "text": "All tasks done."}, {"type": "code", "text": "SELECT 1;", "language": "sql"}]}`,
+  input: Type.Object(
+    {
+      page_id: notionId('The page (or block) to append to.'),
+      blocks: Type.Array(BlockInputSchema, {
+        minItems: 1,
+        maxItems: 100,
+        description: 'The blocks to append, in order (1-100).',
+      }),
+      after: Type.Optional(notionId('Insert after this child block instead of at the end.')),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: false, idempotent: false },
+  check: (input) => input.blocks.flatMap((block, i) => checkBlock(block, `/blocks/${i}`)),
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'PATCH',
+      path: `/v1/blocks/${idSegment(input.page_id)}/children`,
+      json: {
+        children: input.blocks.map(toNotionBlock),
+        ...(input.after ? { after: normalizeId(input.after) } : {}),
+      },
+    });
+    return { results: (res.data as { results?: unknown[] }).results ?? [] };
+  },
+});
+
+export const notesPageContentGet = defineTool({
+  name: 'notes_page_content_get',
+  provider: 'notion',
+  description: `Read the content (child blocks) of a Notion page or block, one page of results at a time, in document order. Blocks with has_children=true have nested blocks: read them by calling this tool with the block's id. Paginated: when has_more is true, call again with next_page merged into the input.
+Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "page_size": 50}`,
+  input: Type.Object(
+    {
+      page_id: notionId('The page (or block) whose content to read.'),
+      page_size: Type.Optional(PageSizeSchema),
+      start_cursor: Type.Optional(StartCursorSchema),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: true, destructive: false, idempotent: true },
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'GET',
+      path: `/v1/blocks/${idSegment(input.page_id)}/children`,
+      query: { page_size: input.page_size, start_cursor: input.start_cursor },
+    });
+    return listResult(res.data);
+  },
+});

@@ -1,0 +1,486 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { type FieldError, Problem } from '../../errors/problem.js';
+import { defineTool } from '../types.js';
+import { idSegment, normalizeId, notionId } from './ids.js';
+import {
+  allNotionForm,
+  BlockInputSchema,
+  CoverSchema,
+  checkBlock,
+  databaseColumns,
+  exactlyOne,
+  IconSchema,
+  listResult,
+  PageSizeSchema,
+  PropertyValuesSchema,
+  richText,
+  StartCursorSchema,
+  toCover,
+  toIcon,
+  toNotionBlock,
+  toNotionProperties,
+  withoutRequestId,
+} from './shared.js';
+
+/** Column types Notion databases have. */
+export const COLUMN_TYPES = [
+  'title',
+  'rich_text',
+  'number',
+  'select',
+  'multi_select',
+  'status',
+  'date',
+  'people',
+  'files',
+  'checkbox',
+  'url',
+  'email',
+  'phone_number',
+  'formula',
+  'relation',
+  'rollup',
+  'created_time',
+  'created_by',
+  'last_edited_time',
+  'last_edited_by',
+] as const;
+const COLUMN_TYPE_SET = new Set<string>(COLUMN_TYPES);
+
+const ColumnTypeName = Type.Union(
+  COLUMN_TYPES.map((t) => Type.Literal(t)),
+  { description: 'A column type with its default configuration, e.g. "rich_text".' },
+);
+
+const ColumnConfig = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      'One column as {type: configuration}, e.g. {"title": {}}, {"number": {"format": "dollar"}}, {"select": {"options": [{"name": "High", "color": "red"}]}}, {"relation": {"database_id": "…", "single_property": {}}}.',
+  },
+);
+
+const SchemaShape = Type.Record(
+  Type.String({ minLength: 1, maxLength: 100 }),
+  Type.Union([ColumnTypeName, ColumnConfig]),
+  {
+    minProperties: 1,
+    description:
+      'The columns, keyed by column name: {column: {type: config}} or {column: "type"}. Exactly one column must be of type "title". Example: {"Name": {"title": {}}, "Priority": {"select": {"options": [{"name": "High"}, {"name": "Low"}]}}, "Estimate": "number"}.',
+  },
+);
+
+const SchemaChange = Type.Record(
+  Type.String({ minLength: 1, maxLength: 100 }),
+  Type.Union([ColumnTypeName, ColumnConfig, Type.Null()]),
+  {
+    minProperties: 1,
+    description:
+      'Column changes keyed by existing column name (or property id): a new name adds a column ({"Owner": "people"}); {"name": "New name"} renames; {type: config} reconfigures or changes the type ({"Priority": {"select": {"options": [{"name": "Urgent"}]}}}); both may be combined; null removes the column.',
+  },
+);
+
+function pointer(key: string): string {
+  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** The type keys of one column definition and the keys that are not allowed there. */
+function columnKeys(def: Record<string, unknown>, extra: string[]) {
+  const keys = Object.keys(def);
+  return {
+    types: keys.filter((k) => COLUMN_TYPE_SET.has(k)),
+    unknown: keys.filter((k) => !COLUMN_TYPE_SET.has(k) && !extra.includes(k)),
+  };
+}
+
+/** Rules of a schema given at create: one type per column, exactly one title column. */
+function checkSchema(properties: Static<typeof SchemaShape>): FieldError[] {
+  const errors: FieldError[] = [];
+  let titles = 0;
+  for (const [name, raw] of Object.entries(properties)) {
+    const at = `/properties/${pointer(name)}`;
+    const def = raw as string | Record<string, unknown>;
+    if (typeof def === 'string') {
+      if (def === 'title') titles++;
+      continue;
+    }
+    const { types, unknown } = columnKeys(def, ['description']);
+    if (types.length !== 1) {
+      errors.push({
+        path: at,
+        message: `must name exactly one column type, e.g. {"rich_text": {}} (rule: a column is {type: config}; types: ${COLUMN_TYPES.join(', ')})`,
+      });
+    }
+    for (const key of unknown) {
+      errors.push({
+        path: `${at}/${pointer(key)}`,
+        message: `is not a column type; remove it (types: ${COLUMN_TYPES.join(', ')})`,
+      });
+    }
+    if (types[0] === 'title') titles++;
+    for (const type of types) {
+      const config = def[type];
+      if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+        errors.push({
+          path: `${at}/${type}`,
+          message: 'must be an object with the column configuration ({} for defaults)',
+        });
+      }
+    }
+  }
+  if (titles !== 1) {
+    errors.push({
+      path: '/properties',
+      message: `must have exactly one column of type "title" (rule: a database has exactly one title column; found ${titles})`,
+    });
+  }
+  return errors;
+}
+
+/** Rules of schema changes: each change names at most one type, or renames, or is null. */
+function checkSchemaChange(properties: Static<typeof SchemaChange>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [name, raw] of Object.entries(properties)) {
+    if (raw === null || typeof raw === 'string') continue;
+    const def = raw as Record<string, unknown>;
+    const at = `/properties/${pointer(name)}`;
+    const { types, unknown } = columnKeys(def, ['name', 'description']);
+    if (types.length > 1) {
+      errors.push({ path: at, message: 'must name at most one column type (rule: a column has one type)' });
+    }
+    if (types.length === 0 && def.name === undefined && def.description === undefined) {
+      errors.push({
+        path: at,
+        message: 'must rename ({"name": "…"}), reconfigure ({type: config}) or be null to remove the column',
+      });
+    }
+    if (def.name !== undefined && (typeof def.name !== 'string' || def.name.trim() === '')) {
+      errors.push({ path: `${at}/name`, message: 'must be a non-empty string' });
+    }
+    for (const key of unknown) {
+      errors.push({ path: `${at}/${pointer(key)}`, message: `is not a column type or "name"; remove it` });
+    }
+  }
+  return errors;
+}
+
+/** Columns as Notion takes them: `"number"` becomes `{"number": {}}`. */
+function toNotionSchema(properties: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, def]) => [name, typeof def === 'string' ? { [def]: {} } : def]),
+  );
+}
+
+const RejectedParent = Type.Unknown({
+  readOnly: true,
+  description:
+    "Computed by the gateway from database_id (the row's parent is its database); never supply it.",
+});
+
+export const notesDatabaseCreate = defineTool({
+  name: 'notes_database_create',
+  provider: 'notion',
+  description: `Create a Notion database (a table) inside a page. The schema maps each column name to its type and configuration: {column: {type: config}} (or {column: "type"} for defaults). Rule: exactly one column of type "title" (the row name). Title and description are plain strings. Returns the database with its id and the columns' property ids.
+Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Bugs", "properties": {"Name": {"title": {}}, "Severity": {"select": {"options": [{"name": "High", "color": "red"}, {"name": "Low"}]}}, "Reported": "date"}}`,
+  input: Type.Object(
+    {
+      parent_page_id: notionId('The page the database is created in.'),
+      title: Type.String({ minLength: 1, maxLength: 2000, description: 'The database title (plain text).' }),
+      description: Type.Optional(
+        Type.String({ maxLength: 2000, description: 'The database description (plain text).' }),
+      ),
+      properties: SchemaShape,
+      is_inline: Type.Optional(
+        Type.Boolean({
+          description: 'Show the database inline in the parent page (default false: a full-page database).',
+        }),
+      ),
+      icon: Type.Optional(IconSchema),
+      cover: Type.Optional(CoverSchema),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: false, idempotent: false },
+  check: (input) => checkSchema(input.properties),
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'POST',
+      path: '/v1/databases',
+      json: {
+        parent: { type: 'page_id', page_id: normalizeId(input.parent_page_id) },
+        title: richText(input.title),
+        ...(input.description !== undefined ? { description: richText(input.description) } : {}),
+        properties: toNotionSchema(input.properties),
+        ...(input.is_inline !== undefined ? { is_inline: input.is_inline } : {}),
+        ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
+        ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
+      },
+    });
+    return withoutRequestId(res.data);
+  },
+});
+
+export const notesDatabaseFetch = defineTool({
+  name: 'notes_database_fetch',
+  provider: 'notion',
+  description: `Get a Notion database: its title, description, parent and schema (every column's name, property id, type and configuration such as select options). Use it before inserting or querying rows to learn the column names and types.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a"}`,
+  input: Type.Object(
+    { database_id: notionId('The database to get.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a') },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: true, destructive: false, idempotent: true },
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'GET',
+      path: `/v1/databases/${idSegment(input.database_id)}`,
+    });
+    return withoutRequestId(res.data);
+  },
+});
+
+export const notesDatabaseInsertRow = defineTool({
+  name: 'notes_database_insert_row',
+  provider: 'notion',
+  description: `Insert a row (a page) into a Notion database. "properties" maps column names to values: plain values are converted using the column types (the gateway reads the database schema), or give Notion's own value objects. Unknown select/multi-select options are added to the column. The row's parent ("_parent") is computed by the gateway from database_id; supplying "_parent" is refused. Optional content blocks, icon and cover. Returns the new row (a page) with its id.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {"Name": "Fix login bug", "Priority": "High", "Estimate": 3, "Done": false, "Tags": ["Backend"], "Due": "2025-02-01"}}`,
+  input: Type.Object(
+    {
+      database_id: notionId('The database to insert into.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+      properties: PropertyValuesSchema,
+      blocks: Type.Optional(
+        Type.Array(BlockInputSchema, {
+          minItems: 1,
+          maxItems: 100,
+          description: 'Content of the row page: blocks {type, text, language?} (1-100).',
+        }),
+      ),
+      icon: Type.Optional(IconSchema),
+      cover: Type.Optional(CoverSchema),
+      _parent: Type.Optional(RejectedParent),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: false, idempotent: false },
+  check(input) {
+    const errors: FieldError[] = [];
+    if (input._parent !== undefined) {
+      errors.push({
+        path: '/_parent',
+        message:
+          '"_parent" is computed by the gateway and must not be supplied (rule: a row\'s parent is the database named by "database_id"); remove it.',
+      });
+    }
+    errors.push(...(input.blocks ?? []).flatMap((block, i) => checkBlock(block, `/blocks/${i}`)));
+    return errors;
+  },
+  async run(input, { client }) {
+    const databaseId = normalizeId(input.database_id);
+    const properties = allNotionForm(input.properties)
+      ? input.properties
+      : toNotionProperties(input.properties, await databaseColumns(client, databaseId));
+    const res = await client.request({
+      method: 'POST',
+      path: '/v1/pages',
+      json: {
+        parent: { type: 'database_id', database_id: databaseId },
+        properties,
+        ...(input.blocks ? { children: input.blocks.map(toNotionBlock) } : {}),
+        ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
+        ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
+      },
+    });
+    return withoutRequestId(res.data);
+  },
+});
+
+export const notesDatabasePropertyRetrieve = defineTool({
+  name: 'notes_database_property_retrieve',
+  provider: 'notion',
+  description: `Get the definition of one or more columns (properties) of a Notion database: id, name, type and configuration (e.g. the options of a select). "property_id" is a property id or column name, or an array of them. Returns {database_id, properties: [...]} in the order asked.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "property_id": ["Status", "title"]}`,
+  input: Type.Object(
+    {
+      database_id: notionId('The database.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+      property_id: Type.Union(
+        [
+          Type.String({ minLength: 1, maxLength: 200 }),
+          Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }),
+        ],
+        { description: 'A property id or column name (e.g. "title", "Status"), or an array of them.' },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: true, destructive: false, idempotent: true },
+  async run(input, { client }) {
+    const databaseId = normalizeId(input.database_id);
+    const res = await client.request<{ properties?: Record<string, { id?: string; name?: string }> }>({
+      method: 'GET',
+      path: `/v1/databases/${encodeURIComponent(databaseId)}`,
+    });
+    const columns = Object.entries(res.data.properties ?? {}).map(([name, p]) => ({
+      ...p,
+      name: p.name ?? name,
+    }));
+    const wanted = Array.isArray(input.property_id) ? input.property_id : [input.property_id];
+    const decode = (v: string) => {
+      try {
+        return decodeURIComponent(v);
+      } catch {
+        return v;
+      }
+    };
+    const found = wanted.map(
+      (key) =>
+        columns.find((c) => c.id === key || (c.id !== undefined && decode(c.id) === decode(key))) ??
+        columns.find((c) => c.name === key),
+    );
+    const missing = wanted.filter((_, i) => !found[i]);
+    if (missing.length) {
+      throw new Problem(
+        'upstream_not_found',
+        `Database ${databaseId} has no property ${missing.map((m) => `"${m}"`).join(', ')}. Its properties: ${columns.map((c) => `"${c.name}" (id "${c.id}")`).join(', ')}.`,
+        {
+          errors: missing.map((m) => ({
+            path: Array.isArray(input.property_id)
+              ? `/tool_input/property_id/${wanted.indexOf(m)}`
+              : '/tool_input/property_id',
+            message: 'is not a property id or column name of this database',
+          })),
+        },
+      );
+    }
+    return { database_id: databaseId, properties: found };
+  },
+});
+
+const SortItem = Type.Object(
+  {
+    property: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Sort by this column (name or property id).',
+      }),
+    ),
+    timestamp: Type.Optional(
+      Type.Union([Type.Literal('created_time'), Type.Literal('last_edited_time')], {
+        description: 'Sort by when rows were created or last edited.',
+      }),
+    ),
+    direction: Type.Optional(
+      Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
+        description: 'Sort direction (default ascending).',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'One sort: {"property": "Due", "direction": "ascending"} or {"timestamp": "created_time", "direction": "descending"}.',
+  },
+);
+
+export const notesDatabaseQuery = defineTool({
+  name: 'notes_database_query',
+  provider: 'notion',
+  description: `Query the rows of a Notion database, optionally filtered and sorted. "filter" is Notion's filter object (e.g. {"property": "Status", "status": {"equals": "Done"}}, or {"and": [...]}/{"or": [...]}). "sorts" is a list; rule: each sort has exactly one of "property" or "timestamp". Without sorts Notion returns newest rows first. Paginated: when has_more is true, call again with next_page merged into the input.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "filter": {"property": "Done", "checkbox": {"equals": false}}, "sorts": [{"property": "Due", "direction": "ascending"}], "page_size": 25}`,
+  input: Type.Object(
+    {
+      database_id: notionId('The database to query.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+      filter: Type.Optional(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description:
+              'Notion filter object: {"property": "<column>", "<type>": {"<condition>": value}}, or {"and": [...]} / {"or": [...]}; timestamp filters {"timestamp": "created_time", "created_time": {"after": "2025-01-01"}}.',
+          },
+        ),
+      ),
+      sorts: Type.Optional(
+        Type.Array(SortItem, { maxItems: 100, description: 'Sort order, most significant first.' }),
+      ),
+      page_size: Type.Optional(PageSizeSchema),
+      start_cursor: Type.Optional(StartCursorSchema),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: true, destructive: false, idempotent: true },
+  check: (input) =>
+    (input.sorts ?? []).flatMap((sort, i) =>
+      exactlyOne(sort, 'property', 'timestamp', 'a sort orders rows by either a column or a timestamp').map(
+        (e) => ({ ...e, path: `/sorts/${i}${e.path === '/' ? '' : e.path}` }),
+      ),
+    ),
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'POST',
+      path: `/v1/databases/${idSegment(input.database_id)}/query`,
+      json: {
+        ...(input.filter ? { filter: input.filter } : {}),
+        ...(input.sorts
+          ? {
+              sorts: input.sorts.map((s) => ({
+                ...(s.property !== undefined ? { property: s.property } : { timestamp: s.timestamp }),
+                direction: s.direction ?? 'ascending',
+              })),
+            }
+          : {}),
+        ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
+        ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
+      },
+    });
+    return listResult(res.data);
+  },
+});
+
+export const notesDatabaseUpdate = defineTool({
+  name: 'notes_database_update',
+  provider: 'notion',
+  description: `Update a Notion database: its title and description (plain strings) and its columns. "properties" adds columns (a new name with {type: config} or "type"), renames ({"Old": {"name": "New"}}), reconfigures ({"Priority": {"select": {"options": [...]}}}) or removes (null) them. Rule: give at least one of title, description, properties. Returns the updated database.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "title": "Tasks 2025", "properties": {"Estimate": {"name": "Points"}, "Owner": "people"}}`,
+  input: Type.Object(
+    {
+      database_id: notionId('The database to update.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+      title: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 2000, description: 'New title (plain text).' }),
+      ),
+      description: Type.Optional(
+        Type.String({ maxLength: 2000, description: 'New description (plain text; "" clears it).' }),
+      ),
+      properties: Type.Optional(SchemaChange),
+    },
+    { additionalProperties: false },
+  ),
+  annotations: { read_only: false, destructive: true, idempotent: true },
+  check(input) {
+    if (input.title === undefined && input.description === undefined && input.properties === undefined) {
+      return [
+        {
+          path: '/',
+          message:
+            'Provide at least one of "title", "description" or "properties" (rule: an update must change something).',
+        },
+      ];
+    }
+    return input.properties ? checkSchemaChange(input.properties) : [];
+  },
+  async run(input, { client }) {
+    const res = await client.request({
+      method: 'PATCH',
+      path: `/v1/databases/${idSegment(input.database_id)}`,
+      json: {
+        ...(input.title !== undefined ? { title: richText(input.title) } : {}),
+        ...(input.description !== undefined
+          ? { description: input.description === '' ? [] : richText(input.description) }
+          : {}),
+        ...(input.properties ? { properties: toNotionSchema(input.properties) } : {}),
+      },
+    });
+    return withoutRequestId(res.data);
+  },
+});
