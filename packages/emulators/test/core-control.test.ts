@@ -115,6 +115,39 @@ describe('test control (/_emulator and in process)', () => {
     expect(await info(issued.refresh_token!)).toEqual({ access: 'unknown', refresh_grant_user: null });
   });
 
+  it("lets a provider route revoke all of a user's grants", async () => {
+    const first = emu.control.issueToken('notion', { userId: 'user-ada' });
+    const second = emu.control.issueToken('notion', { userId: 'user-ada', clientId: 'another-client' });
+    const grace = emu.control.issueToken('notion', { userId: 'user-grace' });
+    const res = await fetch(`${emu.urls.notion}/v1/revoke-user`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user_id: 'user-ada' }),
+    });
+    expect(await res.json()).toEqual({ revoked: 2 });
+    expect((await me(first.access_token)).body.reason).toBe('revoked');
+    expect((await me(second.access_token)).body.reason).toBe('revoked');
+    expect((await me(grace.access_token)).status).toBe(200);
+  });
+
+  it('lets a provider route check client credentials', async () => {
+    emu.control.registerClient('notion', CLIENT);
+    const verify = async (clientId: string, clientSecret: string) =>
+      (
+        await fetch(`${emu.urls.notion}/v1/verify-client`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ client_id: clientId, client_secret: clientSecret }),
+        })
+      ).json();
+    expect(await verify(CLIENT.clientId, CLIENT.clientSecret)).toEqual({
+      ok: true,
+      client_id: CLIENT.clientId,
+    });
+    expect(await verify(CLIENT.clientId, 'wrong')).toEqual({ ok: false, cause: 'wrong_secret' });
+    expect(await verify('ghost', CLIENT.clientSecret)).toEqual({ ok: false, cause: 'unknown_client' });
+  });
+
   it('lets a provider route revoke the grant behind a token', async () => {
     const issued = emu.control.issueToken('notion', { userId: 'user-ada' });
     const sibling = emu.control.issueToken('notion', { userId: 'user-ada' });

@@ -15,6 +15,9 @@ export interface TestModuleOptions {
   pkce?: OAuthProfile['pkce'];
   accessTokenTtlSeconds?: number | null;
   validateAuthorizeRequest?: OAuthProfile['validateAuthorizeRequest'];
+  responseTypeOptional?: boolean;
+  stateOptional?: boolean;
+  issueRefreshToken?: OAuthProfile['issueRefreshToken'];
 }
 
 export const TEST_USERS = [
@@ -39,6 +42,9 @@ export function testModule(opts: TestModuleOptions = {}): EmulatorModule<TestSta
       accessTokenTtlSeconds: opts.accessTokenTtlSeconds === undefined ? 3600 : opts.accessTokenTtlSeconds,
       refreshTokens: opts.refreshTokens ?? 'rotate',
       validateAuthorizeRequest: opts.validateAuthorizeRequest,
+      responseTypeOptional: opts.responseTypeOptional,
+      stateOptional: opts.stateOptional,
+      issueRefreshToken: opts.issueRefreshToken,
       tokenResponse(issue) {
         const body: Record<string, unknown> = {
           access_token: issue.access.token,
@@ -50,12 +56,14 @@ export function testModule(opts: TestModuleOptions = {}): EmulatorModule<TestSta
           body.expires_in = Math.round((issue.access.expiresAt - Date.now()) / 1000);
         }
         if (issue.refreshToken) body.refresh_token = issue.refreshToken;
+        if (issue.grant.authorizeParams) body.authorize_params = issue.grant.authorizeParams;
         return body;
       },
-      tokenError(kind, description) {
+      tokenError(kind, description, detail) {
         return {
           status: kind === 'invalid_client' ? 401 : 400,
-          body: { error: kind, error_description: description },
+          // `cause` and the rest of the detail are the test module's own fields, for asserting the core's detail.
+          body: { error: kind, error_description: description, ...detail },
         };
       },
       tokenPrefix: { access: 'at_', refresh: 'rt_', code: 'code_' },
@@ -91,6 +99,14 @@ export function testModule(opts: TestModuleOptions = {}): EmulatorModule<TestSta
       app.post('/v1/revoke', async (req) => ({
         revoked: ctx.revokeToken(String((req.body as { token?: unknown }).token)),
       }));
+      app.post('/v1/revoke-user', async (req) => ({
+        revoked: ctx.revokeGrants({ userId: String((req.body as { user_id?: unknown }).user_id) }),
+      }));
+      app.post('/v1/verify-client', async (req) => {
+        const { client_id, client_secret } = req.body as { client_id: string; client_secret: string };
+        const result = ctx.verifyClient(client_id, client_secret);
+        return result.ok ? { ok: true, client_id: result.client.clientId } : result;
+      });
     },
     sendAuthError: (reply, reason) => reply.code(401).send({ object: 'error', code: 'unauthorized', reason }),
     sendNotFound: (reply, req) =>

@@ -12,6 +12,13 @@ describe('OAuth authorize endpoint and consent page', () => {
           validateAuthorizeRequest: (p) => (p.owner && p.owner !== 'user' ? 'owner must be user' : null),
         }),
         testModule({ key: 'hubspot', pkce: 'unsupported' }),
+        testModule({
+          key: 'google',
+          responseTypeOptional: true,
+          stateOptional: true,
+          validateAuthorizeRequest: (p) =>
+            p.scope === 'unknown' ? { error: 'invalid_scope', description: 'Unknown scope: unknown' } : null,
+        }),
       ],
     });
     base = emu.urls.notion;
@@ -20,6 +27,7 @@ describe('OAuth authorize endpoint and consent page', () => {
     emu.control.reset({ clients: true });
     emu.control.registerClient('notion', CLIENT);
     emu.control.registerClient('hubspot', CLIENT);
+    emu.control.registerClient('google', CLIENT);
   });
   afterAll(() => emu.close());
 
@@ -161,5 +169,49 @@ describe('OAuth authorize endpoint and consent page', () => {
       authorizeUrl(emu.urls.hubspot, { code_challenge: 'x', code_challenge_method: 'S999' }),
     );
     expect(res.status).toBe(200);
+  });
+
+  it('takes a request without response_type where the profile says it is optional, but no other type', async () => {
+    const strict = await fetch(authorizeUrl(base, { response_type: undefined }), { redirect: 'manual' });
+    const strictLocation = new URL(strict.headers.get('location')!);
+    expect(strictLocation.searchParams.get('error')).toBe('invalid_request');
+    expect(strictLocation.searchParams.get('error_description')).toContain('response_type');
+
+    const lenient = new URL(
+      await submitConsent(authorizeUrl(emu.urls.google, { response_type: undefined }), { decision: 'allow' }),
+    );
+    expect(lenient.searchParams.get('code')).toMatch(/^code_/);
+    expect(lenient.searchParams.get('state')).toBe('st-1');
+
+    const token = await fetch(authorizeUrl(emu.urls.google, { response_type: 'token' }), {
+      redirect: 'manual',
+    });
+    expect(new URL(token.headers.get('location')!).searchParams.get('error')).toBe(
+      'unsupported_response_type',
+    );
+  });
+
+  it('takes a request without state where the profile says it is optional, and redirects without one', async () => {
+    const strict = await fetch(authorizeUrl(base, { state: undefined }), { redirect: 'manual' });
+    expect(new URL(strict.headers.get('location')!).searchParams.get('error_description')).toContain('state');
+
+    const allowed = new URL(
+      await submitConsent(authorizeUrl(emu.urls.google, { state: undefined }), { decision: 'allow' }),
+    );
+    expect(allowed.searchParams.get('code')).toMatch(/^code_/);
+    expect(allowed.searchParams.has('state')).toBe(false);
+    const denied = new URL(
+      await submitConsent(authorizeUrl(emu.urls.google, { state: undefined }), { decision: 'deny' }),
+    );
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.has('state')).toBe(false);
+  });
+
+  it('redirects a provider check back with the error code the profile names', async () => {
+    const res = await fetch(authorizeUrl(emu.urls.google, { scope: 'unknown' }), { redirect: 'manual' });
+    const location = new URL(res.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('error_description')).toBe('Unknown scope: unknown');
+    expect(location.searchParams.get('state')).toBe('st-1');
   });
 });

@@ -22,12 +22,22 @@ describe('OAuth token endpoint', () => {
           tokenBodyFormats: ['form'],
         }),
         testModule({ key: 'hubspot', refreshTokens: 'none' }),
+        // Google's rule: a refresh token for access_type=offline, a second one only with prompt=consent.
+        testModule({
+          key: 'microsoft',
+          refreshTokens: 'static',
+          issueRefreshToken: ({ params, liveGrants }) =>
+            params.access_type === 'offline' &&
+            (!liveGrants.some((g) => g.refreshToken) || params.prompt === 'consent'),
+        }),
       ],
     });
   });
   beforeEach(() => {
     emu.control.reset({ clients: true });
-    for (const key of ['notion', 'google', 'hubspot'] as const) emu.control.registerClient(key, CLIENT);
+    for (const key of ['notion', 'google', 'hubspot', 'microsoft'] as const) {
+      emu.control.registerClient(key, CLIENT);
+    }
   });
   afterAll(() => emu.close());
 
@@ -70,6 +80,198 @@ describe('OAuth token endpoint', () => {
         redirect_uri: REDIRECT,
       });
       expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
+    it('a reused code revokes the tokens already issued from it (RFC 6749 §4.1.2)', async () => {
+      const base = emu.urls.google;
+      const code = await codeFor(base);
+      const exchange = () =>
+        tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT });
+      const first = await exchange();
+      expect(first.status).toBe(200);
+      const unrelated = await tokenRequest(base, {
+        grant_type: 'authorization_code',
+        code: await codeFor(base),
+        redirect_uri: REDIRECT,
+      });
+      expect((await me(base, first.body.access_token)).status).toBe(200);
+
+      expect(await exchange()).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_grant', cause: 'code_reused' },
+      });
+      expect((await me(base, first.body.access_token)).body.reason).toBe('revoked');
+      const refresh = await tokenRequest(base, {
+        grant_type: 'refresh_token',
+        refresh_token: String(first.body.refresh_token),
+      });
+      expect(refresh).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_grant', cause: 'refresh_revoked' },
+      });
+      // Only the replayed code's grant dies.
+      expect((await me(base, unrelated.body.access_token)).status).toBe(200);
+    });
+
+    it('gives the profile the authorize parameters to decide on a refresh token, and keeps them on the grant', async () => {
+      const base = emu.urls.microsoft;
+      const exchange = async (params: Record<string, string>) =>
+        tokenRequest(base, {
+          grant_type: 'authorization_code',
+          code: await codeFor(base, params),
+          redirect_uri: REDIRECT,
+        });
+      const online = await exchange({ scope: 'a' });
+      expect(online.status).toBe(200);
+      expect(online.body.refresh_token).toBeUndefined();
+      expect(online.body.authorize_params).toMatchObject({
+        scope: 'a',
+        state: 'st-1',
+        response_type: 'code',
+      });
+      expect(online.body.authorize_params).not.toHaveProperty('decision');
+      expect(online.body.authorize_params).not.toHaveProperty('user_id');
+      const grants = [...emu.control.oauth('microsoft').grants.values()];
+      expect(grants[0]?.authorizeParams?.scope).toBe('a');
+      expect(grants[0]?.refreshToken).toBeUndefined();
+
+      const offline = await exchange({ scope: 'a', access_type: 'offline' });
+      expect(offline.body.refresh_token).toMatch(/^rt_/);
+      // The user already gave this client a refresh token: none again without prompt=consent.
+      const again = await exchange({ scope: 'a', access_type: 'offline' });
+      expect(again.status).toBe(200);
+      expect(again.body.refresh_token).toBeUndefined();
+      const consent = await exchange({ scope: 'a', access_type: 'offline', prompt: 'consent' });
+      expect(consent.body.refresh_token).toMatch(/^rt_/);
+      expect(consent.body.refresh_token).not.toBe(offline.body.refresh_token);
+      // Control-API grants keep getting one.
+      expect(emu.control.issueToken('microsoft', { userId: 'user-ada' }).refresh_token).toMatch(/^rt_/);
+    });
+
+    it('tells the profile exactly why a request failed', async () => {
+      const google = emu.urls.google;
+      const cause = async (
+        params: Record<string, string>,
+        opts: Parameters<typeof tokenRequest>[2] = {},
+        base = google,
+      ) => (await tokenRequest(base, params, opts)).body;
+
+      const code = await codeFor(google);
+      const exchange = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT };
+      expect(await cause(exchange, { secret: 'wrong' })).toMatchObject({
+        error: 'invalid_client',
+        cause: 'wrong_secret',
+        clientId: CLIENT.clientId,
+        grantType: 'authorization_code',
+      });
+      const ghost = await fetch(`${google}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...exchange, client_id: 'ghost', client_secret: 'x' }).toString(),
+      });
+      expect(await ghost.json()).toMatchObject({
+        error: 'invalid_client',
+        cause: 'unknown_client',
+        clientId: 'ghost',
+      });
+      const anonymous = await fetch(`${google}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(exchange).toString(),
+      });
+      expect(await anonymous.json()).toMatchObject({ error: 'invalid_client', cause: 'client_auth_missing' });
+      expect(await cause(exchange, { auth: 'basic' })).toMatchObject({ cause: 'client_auth_method' });
+      expect(await cause(exchange, { json: true })).toMatchObject({
+        error: 'invalid_request',
+        cause: 'unsupported_content_type',
+      });
+      expect(await cause({ grant_type: 'authorization_code', redirect_uri: REDIRECT })).toMatchObject({
+        error: 'invalid_request',
+        cause: 'missing_parameter',
+        parameter: 'code',
+      });
+      expect(await cause({})).toMatchObject({ cause: 'missing_parameter', parameter: 'grant_type' });
+      expect(await cause({ grant_type: 'password' })).toMatchObject({
+        error: 'unsupported_grant_type',
+        cause: 'unsupported_grant_type',
+        grantType: 'password',
+      });
+      expect(await cause({ ...exchange, code: 'code_nope' })).toMatchObject({ cause: 'code_unknown' });
+      expect(await cause({ ...exchange, redirect_uri: 'http://localhost:9999/other' })).toMatchObject({
+        cause: 'redirect_mismatch',
+      });
+
+      const { verifier, challenge } = pkcePair();
+      const pkceCode = async () =>
+        codeFor(google, { code_challenge: challenge, code_challenge_method: 'S256' });
+      expect(await cause({ ...exchange, code: await pkceCode() })).toMatchObject({ cause: 'pkce_missing' });
+      expect(
+        await cause({ ...exchange, code: await pkceCode(), code_verifier: pkcePair().verifier }),
+      ).toMatchObject({ cause: 'pkce_mismatch' });
+      const pkceOk = await tokenRequest(google, {
+        ...exchange,
+        code: await pkceCode(),
+        code_verifier: verifier,
+      });
+      expect(pkceOk.status).toBe(200);
+
+      emu.control.registerClient('google', {
+        clientId: 'client-2',
+        clientSecret: 'secret-2',
+        redirectUris: [REDIRECT],
+      });
+      const foreign = async (params: Record<string, string>) =>
+        (
+          await fetch(`${google}/oauth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              ...params,
+              client_id: 'client-2',
+              client_secret: 'secret-2',
+            }).toString(),
+          })
+        ).json();
+      expect(await foreign({ ...exchange, code: await codeFor(google) })).toMatchObject({
+        cause: 'code_client_mismatch',
+      });
+      expect(
+        await foreign({ grant_type: 'refresh_token', refresh_token: String(pkceOk.body.refresh_token) }),
+      ).toMatchObject({ cause: 'refresh_client_mismatch' });
+
+      expect(await cause({ grant_type: 'refresh_token', refresh_token: 'rt_nope' })).toMatchObject({
+        error: 'invalid_grant',
+        cause: 'refresh_unknown',
+        grantType: 'refresh_token',
+      });
+      emu.control.revokeGrants('google', {});
+      expect(
+        await cause({ grant_type: 'refresh_token', refresh_token: String(pkceOk.body.refresh_token) }),
+      ).toMatchObject({ error: 'invalid_grant', cause: 'refresh_revoked' });
+
+      // 'rotate' (notion): the replaced refresh token is told apart from an unknown one.
+      const notion = emu.urls.notion;
+      const issued = await cause(
+        { grant_type: 'authorization_code', code: await codeFor(notion), redirect_uri: REDIRECT },
+        { auth: 'basic', json: true },
+        notion,
+      );
+      const old = String(issued.refresh_token);
+      await cause({ grant_type: 'refresh_token', refresh_token: old }, { auth: 'basic', json: true }, notion);
+      expect(
+        await cause(
+          { grant_type: 'refresh_token', refresh_token: old },
+          { auth: 'basic', json: true },
+          notion,
+        ),
+      ).toMatchObject({ error: 'invalid_grant', cause: 'refresh_rotated' });
+      expect(
+        await cause(
+          { grant_type: 'refresh_token', refresh_token: 'x' },
+          { auth: 'basic', json: true },
+          emu.urls.hubspot,
+        ),
+      ).toMatchObject({ error: 'unsupported_grant_type', cause: 'refresh_unsupported' });
     });
 
     it('rejects an unknown code, a different redirect_uri and a code of another client', async () => {
@@ -121,7 +323,7 @@ describe('OAuth token endpoint', () => {
           code,
           redirect_uri: REDIRECT,
         });
-        expect(res.body.error).toBe('invalid_grant');
+        expect(res.body).toMatchObject({ error: 'invalid_grant', cause: 'code_expired' });
       } finally {
         await timed.close();
       }
@@ -243,7 +445,7 @@ describe('OAuth token endpoint', () => {
         body: '{"grant_type":',
       });
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ error: 'invalid_request' });
+      expect(await res.json()).toMatchObject({ error: 'invalid_request', cause: 'malformed_body' });
     });
 
     it('answers unsupported_grant_type for other grants', async () => {

@@ -159,6 +159,12 @@ export class EmulatorHost {
       revokeToken(token) {
         return store.revokeToken(token);
       },
+      revokeGrants(filter) {
+        return store.revokeGrants(host.userFilter(module.key, filter));
+      },
+      verifyClient(clientId, clientSecret) {
+        return store.verifyClient(clientId, clientSecret);
+      },
       randomId(bytes = 16) {
         return randomBytes(bytes).toString('hex');
       },

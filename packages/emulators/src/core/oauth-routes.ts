@@ -1,9 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
 import type { EmulatorHost, ModuleRuntime } from './host.js';
-import type { AuthorizationCode } from './oauth-store.js';
-import type { EmulatorKey, Grant, OAuthErrorKind, RegisteredClient, TokenIssue } from './types.js';
+import { type AuthorizationCode, safeEqual } from './oauth-store.js';
+import type {
+  EmulatorKey,
+  OAuthErrorCause,
+  OAuthErrorKind,
+  RegisteredClient,
+  TokenErrorDetail,
+  TokenIssue,
+} from './types.js';
 
 const PROVIDER_NAMES: Record<EmulatorKey, string> = {
   notion: 'Notion',
@@ -18,7 +25,7 @@ const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 interface AuthorizeRequest {
   client: RegisteredClient;
   redirectUri: string;
-  state: string;
+  state?: string;
   scopes: string[];
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
@@ -86,12 +93,13 @@ function checkAuthorize(runtime: ModuleRuntime, params: Record<string, string>):
     kind: 'redirect',
     location: withQuery(redirectUri, { error, error_description: description, state }),
   });
-  if (params.response_type !== 'code') {
-    return params.response_type
-      ? fail('unsupported_response_type', `Unsupported response_type: ${params.response_type}`)
-      : fail('invalid_request', 'Missing required parameter: response_type');
+  if (params.response_type === undefined || params.response_type === '') {
+    if (!profile.responseTypeOptional)
+      return fail('invalid_request', 'Missing required parameter: response_type');
+  } else if (params.response_type !== 'code') {
+    return fail('unsupported_response_type', `Unsupported response_type: ${params.response_type}`);
   }
-  if (!state) return fail('invalid_request', 'Missing required parameter: state');
+  if (!state && !profile.stateOptional) return fail('invalid_request', 'Missing required parameter: state');
   let codeChallenge: string | undefined;
   let codeChallengeMethod: 'S256' | 'plain' | undefined;
   if (profile.pkce === 'supported' && (params.code_challenge || params.code_challenge_method)) {
@@ -105,13 +113,22 @@ function checkAuthorize(runtime: ModuleRuntime, params: Record<string, string>):
     codeChallengeMethod = method;
   }
   const problem = profile.validateAuthorizeRequest?.(params) ?? null;
-  if (problem) return fail('invalid_request', problem);
+  if (typeof problem === 'string') return fail('invalid_request', problem);
+  if (problem) return fail(problem.error, problem.description);
   const scopes = (params.scope ?? '')
     .split(profile.scopeSeparator === ',' ? /[,\s]+/ : /\s+/)
     .filter((s) => s.length > 0);
   return {
     kind: 'ok',
-    request: { client, redirectUri, state, scopes, codeChallenge, codeChallengeMethod, params },
+    request: {
+      client,
+      redirectUri,
+      state: state || undefined,
+      scopes,
+      codeChallenge,
+      codeChallengeMethod,
+      params,
+    },
   };
 }
 
@@ -128,21 +145,43 @@ function sendAuthorizeFailure(
     .send(renderErrorPage(PROVIDER_NAMES[key], check.error, check.description));
 }
 
-function verifyPkce(code: AuthorizationCode, verifier: string | undefined): string | null {
+function verifyPkce(
+  code: AuthorizationCode,
+  verifier: string | undefined,
+): { cause: 'pkce_missing' | 'pkce_mismatch'; description: string } | null {
   if (!code.codeChallenge) return null;
-  if (!verifier) return 'Missing code verifier.';
-  if (!PKCE_VALUE.test(verifier)) return 'Invalid code verifier.';
+  if (!verifier) return { cause: 'pkce_missing', description: 'Missing code verifier.' };
+  const invalid = { cause: 'pkce_mismatch', description: 'Invalid code verifier.' } as const;
+  if (!PKCE_VALUE.test(verifier)) return invalid;
   const expected =
     code.codeChallengeMethod === 'S256'
       ? createHash('sha256').update(verifier).digest('base64url')
       : verifier;
-  return safeEqual(expected, code.codeChallenge) ? null : 'Invalid code verifier.';
+  return safeEqual(expected, code.codeChallenge) ? null : invalid;
 }
 
-function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
+/** The consent form's own fields, which are not part of the client's authorize request. */
+const CONSENT_FIELDS = new Set(['decision', 'user_id']);
+
+/**
+ * Parses HTTP Basic client credentials (RFC 6749 §2.3.1: form-urlencoded before base64). Undefined
+ * when the header is not Basic or carries no colon.
+ */
+export function parseBasicCredentials(
+  header: string | undefined,
+): { clientId: string; clientSecret: string } | undefined {
+  if (!header || !/^Basic\s/i.test(header)) return undefined;
+  const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
+  }
 }
 
 interface ClientCredentials {
@@ -155,31 +194,29 @@ function readClientCredentials(
   req: FastifyRequest,
   body: Record<string, string>,
   allowed: Array<'client_secret_basic' | 'client_secret_post'>,
-): ClientCredentials | { error: string } {
+): ClientCredentials | { error: string; cause: OAuthErrorCause } {
   const header = req.headers.authorization;
   if (header && /^Basic\s/i.test(header)) {
     if (!allowed.includes('client_secret_basic'))
-      return { error: 'HTTP Basic client authentication is not supported' };
-    const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return { error: 'Malformed HTTP Basic credentials' };
-    try {
-      return {
-        clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
-        clientSecret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
-      };
-    } catch {
-      return { clientId: decoded.slice(0, colon), clientSecret: decoded.slice(colon + 1) };
-    }
+      return { error: 'HTTP Basic client authentication is not supported', cause: 'client_auth_method' };
+    return (
+      parseBasicCredentials(header) ?? {
+        error: 'Malformed HTTP Basic credentials',
+        cause: 'client_auth_method',
+      }
+    );
   }
   if (body.client_secret !== undefined) {
     if (!allowed.includes('client_secret_post')) {
-      return { error: 'Client credentials in the request body are not supported' };
+      return {
+        error: 'Client credentials in the request body are not supported',
+        cause: 'client_auth_method',
+      };
     }
-    if (!body.client_id) return { error: 'Missing required parameter: client_id' };
+    if (!body.client_id) return { error: 'Missing required parameter: client_id', cause: 'unknown_client' };
     return { clientId: body.client_id, clientSecret: body.client_secret };
   }
-  return { error: 'Client authentication is required' };
+  return { error: 'Client authentication is required', cause: 'client_auth_missing' };
 }
 
 function bodyFormat(req: FastifyRequest): 'form' | 'json' | undefined {
@@ -198,7 +235,9 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
   const tokenBodyError = (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) throw error;
-    const { status: errorStatus, body } = profile.tokenError('invalid_request', error.message);
+    const { status: errorStatus, body } = profile.tokenError('invalid_request', error.message, {
+      cause: 'malformed_body',
+    });
     return reply.code(errorStatus).header('cache-control', 'no-store').send(body);
   };
   const consentBodyError = (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
@@ -261,48 +300,96 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
       codeChallengeMethod: request.codeChallengeMethod,
+      authorizeParams: Object.fromEntries(
+        Object.entries(params).filter(([name]) => !CONSENT_FIELDS.has(name)),
+      ),
     });
     return reply.redirect(withQuery(request.redirectUri, { code: code.code, state: request.state }), 302);
   });
 
   app.post(profile.tokenPath, { errorHandler: tokenBodyError }, async (req, reply) => {
-    const fail = (kind: OAuthErrorKind, description: string) => {
-      const { status, body } = profile.tokenError(kind, description);
+    let grantType: string | undefined;
+    const fail = (
+      kind: OAuthErrorKind,
+      description: string,
+      cause: OAuthErrorCause,
+      extra: Omit<TokenErrorDetail, 'cause' | 'grantType'> = {},
+    ) => {
+      const { status, body } = profile.tokenError(kind, description, { cause, grantType, ...extra });
       return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
     };
+    const missing = (parameter: string) =>
+      fail('invalid_request', `Missing required parameter: ${parameter}`, 'missing_parameter', { parameter });
     const format = bodyFormat(req);
     if (!format || !profile.tokenBodyFormats.includes(format)) {
-      return fail('invalid_request', `Unsupported content type: ${req.headers['content-type'] ?? '(none)'}`);
+      return fail(
+        'invalid_request',
+        `Unsupported content type: ${req.headers['content-type'] ?? '(none)'}`,
+        'unsupported_content_type',
+      );
     }
     const body = stringParams(req.body);
+    grantType = body.grant_type || undefined;
     const credentials = readClientCredentials(req, body, profile.clientAuth);
-    if ('error' in credentials) return fail('invalid_client', credentials.error);
-    const client = store.clients.get(credentials.clientId);
-    if (!client || !safeEqual(client.clientSecret, credentials.clientSecret)) {
-      return fail('invalid_client', 'The OAuth client was not found or its secret is wrong.');
+    if ('error' in credentials) {
+      return fail('invalid_client', credentials.error, credentials.cause, { clientId: body.client_id });
     }
+    const verified = store.verifyClient(credentials.clientId, credentials.clientSecret);
+    if (!verified.ok) {
+      return fail(
+        'invalid_client',
+        verified.cause === 'unknown_client'
+          ? `The OAuth client was not found: ${credentials.clientId}`
+          : 'The client secret is wrong.',
+        verified.cause,
+        { clientId: credentials.clientId },
+      );
+    }
+    const client = verified.client;
 
     let issue: TokenIssue;
-    const grantType = body.grant_type;
     if (grantType === 'authorization_code') {
-      if (!body.code) return fail('invalid_request', 'Missing required parameter: code');
+      if (!body.code) return missing('code');
       const code = store.codes.get(body.code);
-      if (!code) return fail('invalid_grant', 'Malformed auth code.');
-      if (code.used) return fail('invalid_grant', 'The authorization code has already been used.');
-      if (code.expiresAt <= host.clock()) return fail('invalid_grant', 'The authorization code has expired.');
+      if (!code) return fail('invalid_grant', 'Malformed auth code.', 'code_unknown');
+      if (code.used) {
+        // RFC 6749 §4.1.2: a replayed code SHOULD revoke the tokens already issued from it.
+        const issued = code.grantId ? store.grants.get(code.grantId) : undefined;
+        if (issued && !issued.revoked) store.revokeGrant(issued);
+        return fail('invalid_grant', 'The authorization code has already been used.', 'code_reused');
+      }
+      if (code.expiresAt <= host.clock()) {
+        return fail('invalid_grant', 'The authorization code has expired.', 'code_expired');
+      }
       if (code.clientId !== client.clientId) {
-        return fail('invalid_grant', 'The authorization code was issued to another client.');
+        return fail(
+          'invalid_grant',
+          'The authorization code was issued to another client.',
+          'code_client_mismatch',
+        );
       }
       if (body.redirect_uri !== code.redirectUri) {
         return fail(
           'invalid_grant',
           'redirect_uri does not match the one used in the authorization request.',
+          'redirect_mismatch',
         );
       }
       const pkceProblem = verifyPkce(code, body.code_verifier);
-      if (pkceProblem) return fail('invalid_grant', pkceProblem);
+      if (pkceProblem) return fail('invalid_grant', pkceProblem.description, pkceProblem.cause);
       code.used = true;
-      const grant = store.createGrant(client.clientId, code.userId, code.scopes);
+      const refreshToken =
+        profile.refreshTokens !== 'none' &&
+        (profile.issueRefreshToken?.({
+          params: code.authorizeParams,
+          scopes: code.scopes,
+          liveGrants: store.liveGrants(client.clientId, code.userId),
+        }) ??
+          true);
+      const grant = store.createGrant(client.clientId, code.userId, code.scopes, {
+        refreshToken,
+        authorizeParams: code.authorizeParams,
+      });
       code.grantId = grant.id;
       issue = {
         grant,
@@ -311,21 +398,27 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
         grantType: 'authorization_code',
       };
     } else if (grantType === 'refresh_token') {
-      if (!body.refresh_token) return fail('invalid_request', 'Missing required parameter: refresh_token');
-      if (profile.refreshTokens === 'none')
-        return fail('unsupported_grant_type', 'Refresh tokens are not supported.');
-      const grant: Grant | undefined = store.grantForRefreshToken(body.refresh_token);
-      if (!grant || grant.revoked) return fail('invalid_grant', 'Token has been expired or revoked.');
+      if (!body.refresh_token) return missing('refresh_token');
+      if (profile.refreshTokens === 'none') {
+        return fail('unsupported_grant_type', 'Refresh tokens are not supported.', 'refresh_unsupported');
+      }
+      const checked = store.checkRefreshToken(body.refresh_token);
+      if (!checked.ok) return fail('invalid_grant', 'Token has been expired or revoked.', checked.cause);
+      const grant = checked.grant;
       if (grant.clientId !== client.clientId) {
-        return fail('invalid_grant', 'The refresh token was issued to another client.');
+        return fail(
+          'invalid_grant',
+          'The refresh token was issued to another client.',
+          'refresh_client_mismatch',
+        );
       }
       // 'static': the client keeps its refresh token; the profile may echo grant.refreshToken if the provider does.
       const refreshToken = profile.refreshTokens === 'rotate' ? store.setRefreshToken(grant) : undefined;
       issue = { grant, access: store.issueAccessToken(grant), refreshToken, grantType: 'refresh_token' };
     } else if (!grantType) {
-      return fail('invalid_request', 'Missing required parameter: grant_type');
+      return missing('grant_type');
     } else {
-      return fail('unsupported_grant_type', `Unsupported grant_type: ${grantType}`);
+      return fail('unsupported_grant_type', `Unsupported grant_type: ${grantType}`, 'unsupported_grant_type');
     }
 
     host.counters.countGrant(module.key, issue.grantType, client.clientId);

@@ -1,5 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import type { AccessTokenRecord, AuthFailure, Grant, OAuthProfile, RegisteredClient } from './types.js';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type {
+  AccessTokenRecord,
+  AuthFailure,
+  Grant,
+  OAuthErrorCause,
+  OAuthProfile,
+  RegisteredClient,
+} from './types.js';
 
 /** An authorization code waiting to be exchanged: single use, bound to everything the consent saw. */
 export interface AuthorizationCode {
@@ -10,6 +17,8 @@ export interface AuthorizationCode {
   scopes: string[];
   codeChallenge?: string;
   codeChallengeMethod?: 'S256' | 'plain';
+  /** The authorize request's parameters (without the consent form's `decision` / `user_id`). */
+  authorizeParams: Record<string, string>;
   expiresAt: number;
   used: boolean;
   /** Grant created by the first exchange, so a replay can be traced to it. */
@@ -22,10 +31,28 @@ export interface GrantFilter {
   clientId?: string;
 }
 
+/** Outcome of looking up a refresh token at the token endpoint. */
+export type RefreshTokenCheck =
+  | { ok: true; grant: Grant }
+  | { ok: false; cause: Extract<OAuthErrorCause, 'refresh_unknown' | 'refresh_revoked' | 'refresh_rotated'> };
+
+export interface CreateGrantOptions {
+  /** Give the grant a refresh token (default: whenever the profile issues them). */
+  refreshToken?: boolean;
+  authorizeParams?: Record<string, string>;
+}
+
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/** Constant-time string comparison (for secrets and PKCE values). */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**
@@ -38,6 +65,8 @@ export class OAuthStore {
   readonly accessTokens = new Map<string, AccessTokenRecord>();
   /** Refresh token → grant id. Only current refresh tokens are present. */
   readonly refreshTokens = new Map<string, string>();
+  /** Every refresh token ever issued → grant id, to tell a rotated-out or revoked token from an unknown one. */
+  readonly issuedRefreshTokens = new Map<string, string>();
   readonly codes = new Map<string, AuthorizationCode>();
   /** Access-token lifetime in seconds currently in force; null = never expires. */
   ttlSeconds: number | null;
@@ -54,6 +83,7 @@ export class OAuthStore {
     this.grants.clear();
     this.accessTokens.clear();
     this.refreshTokens.clear();
+    this.issuedRefreshTokens.clear();
     this.codes.clear();
     this.ttlSeconds = this.defaultTtl;
     if (opts.clients) this.clients.clear();
@@ -74,7 +104,18 @@ export class OAuthStore {
     return code;
   }
 
-  createGrant(clientId: string, userId: string, scopes: string[]): Grant {
+  /** Checks client credentials as the token endpoint does. */
+  verifyClient(
+    clientId: string,
+    clientSecret: string,
+  ): { ok: true; client: RegisteredClient } | { ok: false; cause: 'unknown_client' | 'wrong_secret' } {
+    const client = this.clients.get(clientId);
+    if (!client) return { ok: false, cause: 'unknown_client' };
+    if (!safeEqual(client.clientSecret, clientSecret)) return { ok: false, cause: 'wrong_secret' };
+    return { ok: true, client };
+  }
+
+  createGrant(clientId: string, userId: string, scopes: string[], opts: CreateGrantOptions = {}): Grant {
     const grant: Grant = {
       id: 'grant_' + randomToken(12),
       clientId,
@@ -83,7 +124,8 @@ export class OAuthStore {
       revoked: false,
       createdAt: this.clock(),
     };
-    if (this.profile.refreshTokens !== 'none') this.setRefreshToken(grant);
+    if (opts.authorizeParams) grant.authorizeParams = Object.freeze({ ...opts.authorizeParams });
+    if (this.profile.refreshTokens !== 'none' && opts.refreshToken !== false) this.setRefreshToken(grant);
     this.grants.set(grant.id, grant);
     return grant;
   }
@@ -94,6 +136,7 @@ export class OAuthStore {
     const token = (this.profile.tokenPrefix?.refresh ?? '') + randomToken(32);
     grant.refreshToken = token;
     this.refreshTokens.set(token, grant.id);
+    this.issuedRefreshTokens.set(token, grant.id);
     return token;
   }
 
@@ -114,6 +157,24 @@ export class OAuthStore {
   grantForRefreshToken(token: string): Grant | undefined {
     const grantId = this.refreshTokens.get(token);
     return grantId ? this.grants.get(grantId) : undefined;
+  }
+
+  /** The live grant behind a refresh token, or why there is none. */
+  checkRefreshToken(token: string): RefreshTokenCheck {
+    const grantId = this.issuedRefreshTokens.get(token);
+    const grant = grantId ? this.grants.get(grantId) : undefined;
+    if (!grant) return { ok: false, cause: 'refresh_unknown' };
+    if (grant.revoked) return { ok: false, cause: 'refresh_revoked' };
+    if (grant.refreshToken !== token || !this.refreshTokens.has(token))
+      return { ok: false, cause: 'refresh_rotated' };
+    return { ok: true, grant };
+  }
+
+  /** Live (unrevoked) grants of one user to one client. */
+  liveGrants(clientId: string, userId: string): Grant[] {
+    return [...this.grants.values()].filter(
+      (g) => !g.revoked && g.clientId === clientId && g.userId === userId,
+    );
   }
 
   resolveAccessToken(

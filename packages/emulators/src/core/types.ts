@@ -26,6 +26,11 @@ export interface Grant {
   refreshToken?: string;
   revoked: boolean;
   createdAt: number;
+  /**
+   * Parameters of the authorize request the user consented to (e.g. Google's `access_type`,
+   * `prompt`), without the consent form's own fields. Undefined for grants minted by the control API.
+   */
+  authorizeParams?: Readonly<Record<string, string>>;
 }
 
 export interface AccessTokenRecord {
@@ -49,6 +54,61 @@ export type OAuthErrorKind =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope';
+
+/**
+ * Why the token endpoint refused a request, finer than the RFC 6749 error kind, so a provider can
+ * answer in its own vocabulary (HubSpot's BAD_CLIENT_ID vs BAD_CLIENT_SECRET, Microsoft's AADSTS codes)
+ * without reading the description.
+ */
+export type OAuthErrorCause =
+  /** The body's Content-Type is not one the profile accepts. */
+  | 'unsupported_content_type'
+  /** The body did not parse (bad JSON, too large). */
+  | 'malformed_body'
+  /** A required parameter is absent; `TokenErrorDetail.parameter` names it. */
+  | 'missing_parameter'
+  /** No client credentials at all. */
+  | 'client_auth_missing'
+  /** Credentials sent in a way the profile does not accept, or malformed Basic credentials. */
+  | 'client_auth_method'
+  | 'unknown_client'
+  | 'wrong_secret'
+  /** The authorization code was never issued. */
+  | 'code_unknown'
+  | 'code_reused'
+  | 'code_expired'
+  /** The authorization code belongs to another client. */
+  | 'code_client_mismatch'
+  | 'redirect_mismatch'
+  /** The code was bound to a PKCE challenge and no `code_verifier` came. */
+  | 'pkce_missing'
+  /** The `code_verifier` is malformed or does not match the challenge. */
+  | 'pkce_mismatch'
+  /** The refresh token was never issued. */
+  | 'refresh_unknown'
+  /** The refresh token's grant was revoked (control API, revocation endpoint, reused code, sign-out). */
+  | 'refresh_revoked'
+  /** The refresh token was replaced by a newer one ('rotate' profiles). */
+  | 'refresh_rotated'
+  /** The refresh token belongs to another client. */
+  | 'refresh_client_mismatch'
+  /** The profile issues no refresh tokens. */
+  | 'refresh_unsupported'
+  /** `grant_type` is neither authorization_code nor refresh_token. */
+  | 'unsupported_grant_type';
+
+export interface TokenErrorDetail {
+  cause: OAuthErrorCause;
+  /** The request's `grant_type` as sent (undefined when absent or not yet read). */
+  grantType?: string;
+  /** For 'missing_parameter': the parameter's name. */
+  parameter?: string;
+  /** The client id the request named, for client-authentication failures. */
+  clientId?: string;
+}
+
+/** What `validateAuthorizeRequest` may answer: a description (→ invalid_request) or an error kind with one. */
+export type AuthorizeProblem = string | { error: OAuthErrorKind | (string & {}); description: string };
 
 export interface TokenIssue {
   grant: Grant;
@@ -80,12 +140,38 @@ export interface OAuthProfile {
   accessTokenTtlSeconds: number | null;
   /** 'none': no refresh token; 'static': issued once, reused; 'rotate': a new one on every refresh, old one dies. */
   refreshTokens: 'none' | 'static' | 'rotate';
-  /** Provider-specific checks of the authorize request; return an error description or null. */
-  validateAuthorizeRequest?(params: Record<string, string>): string | null;
+  /** The authorize endpoint takes a request without `response_type` as `code` (HubSpot). Default: required. */
+  responseTypeOptional?: boolean;
+  /** The authorize endpoint takes a request without `state` (Notion). Default: required. */
+  stateOptional?: boolean;
+  /**
+   * Provider-specific checks of the authorize request; return null when fine, else a description
+   * (redirected back as `invalid_request`) or `{ error, description }` for another error code
+   * (e.g. Google's `invalid_scope`).
+   */
+  validateAuthorizeRequest?(params: Record<string, string>): AuthorizeProblem | null;
+  /**
+   * Whether the code exchange gives the new grant a refresh token (only asked when `refreshTokens`
+   * is not 'none'; default yes). `params` are the consented authorize request's; `liveGrants` the
+   * user's other unrevoked grants to this client (Google issues a second refresh token only on
+   * `prompt=consent`). Grants minted by the control API always get one.
+   */
+  issueRefreshToken?(request: {
+    params: Readonly<Record<string, string>>;
+    scopes: string[];
+    liveGrants: Grant[];
+  }): boolean;
   /** Token endpoint success body. */
   tokenResponse(issue: TokenIssue, ctx: ProviderContext): Record<string, unknown>;
-  /** Token endpoint error: status and body in the provider's shape. */
-  tokenError(kind: OAuthErrorKind, description: string): { status: number; body: unknown };
+  /**
+   * Token endpoint error: status and body in the provider's shape. `detail.cause` says exactly what
+   * failed; the description is the core's generic English wording.
+   */
+  tokenError(
+    kind: OAuthErrorKind,
+    description: string,
+    detail: TokenErrorDetail,
+  ): { status: number; body: unknown };
   /** Prefix of issued tokens, to look like the provider's (e.g. 'ya29.', 'ntn_'). */
   tokenPrefix?: { access?: string; refresh?: string; code?: string };
 }
@@ -106,6 +192,19 @@ export interface ProviderContext {
   publicBase(req: FastifyRequest): string;
   /** Revokes the grant behind an access or refresh token; false when unknown. */
   revokeToken(token: string): boolean;
+  /**
+   * Revokes every live grant matching the filter (e.g. all of a user's, for a sign-out-everywhere
+   * endpoint); returns how many. An empty filter matches all grants.
+   */
+  revokeGrants(filter: { userId?: string; clientId?: string }): number;
+  /**
+   * Checks client credentials the way the token endpoint does (for provider endpoints that take them,
+   * e.g. Notion's revoke and introspect).
+   */
+  verifyClient(
+    clientId: string,
+    clientSecret: string,
+  ): { ok: true; client: RegisteredClient } | { ok: false; cause: 'unknown_client' | 'wrong_secret' };
   /** Resolves a bare access-token string (token-info endpoints); same outcomes as `authenticate`. */
   resolveAccessToken(
     token: string,
