@@ -17,6 +17,7 @@ import {
   RECORD_ID_PATTERN,
   recordId,
   splitProperties,
+  stringEnum,
   UPDATE,
   updateRecord,
 } from './shared.js';
@@ -155,9 +156,10 @@ export const crmContactGet = defineTool({
           'The contact: its HubSpot record id (digits, e.g. "100009"), or its email when id_property is "email".',
       }),
       id_property: Type.Optional(
-        Type.Union([Type.Literal('hs_object_id'), Type.Literal('email')], {
-          description: 'What contact_id is: "hs_object_id" (record id, default) or "email".',
-        }),
+        stringEnum(
+          ['hs_object_id', 'email'],
+          'What contact_id is: "hs_object_id" (record id, default) or "email".',
+        ),
       ),
       properties: Type.Optional(propertiesParam(CONTACT_DEFAULTS)),
       associations: Type.Optional(

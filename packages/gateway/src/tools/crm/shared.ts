@@ -1,7 +1,7 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TString, type TUnsafe, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
-import { type Paged, paged } from '../pagination.js';
+import { paged } from '../pagination.js';
 
 /**
  * What the `crm_` tools share: HubSpot's CRM v3 object endpoints, the spec's property names mapped
@@ -29,14 +29,14 @@ interface CrmPage {
 /** HubSpot record ids are numeric strings (`"100001"`). */
 export const RECORD_ID_PATTERN = '^[0-9]+$';
 
-export function recordId(description: string): TSchema {
+export function recordId(description: string): TString {
   return Type.String({ pattern: RECORD_ID_PATTERN, minLength: 1, description });
 }
 
 /** `"email,firstname , lastname"`: HubSpot internal property names, comma-separated. */
 export const PROPERTIES_PATTERN = '^\\s*[A-Za-z0-9_]+(\\s*,\\s*[A-Za-z0-9_]+)*\\s*$';
 
-export function propertiesParam(defaults: string): TSchema {
+export function propertiesParam(defaults: string): TString {
   return Type.String({
     pattern: PROPERTIES_PATTERN,
     description: `HubSpot internal property names to return, comma-separated (e.g. "email,firstname,hs_lead_status"). Unknown names are ignored by HubSpot. Omitted: HubSpot's defaults (${defaults}).`,
@@ -63,11 +63,20 @@ export const LEAD_STATUSES = [
   'BAD_TIMING',
 ] as const;
 
-export const leadStatusSchema = Type.Union(
-  LEAD_STATUSES.map((s) => Type.Literal(s)),
-  {
-    description: `Lead status, sent as HubSpot's hs_lead_status. One of: ${LEAD_STATUSES.join(', ')}.`,
-  },
+/**
+ * A string enum as plain JSON Schema `{type: "string", enum}`: agent frameworks read it directly,
+ * and a wrong value is reported as "must be one of: …" (a union of literals reports each branch).
+ */
+export function stringEnum<const T extends readonly string[]>(
+  values: T,
+  description: string,
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+}
+
+export const leadStatusSchema = stringEnum(
+  LEAD_STATUSES,
+  `Lead status, sent as HubSpot's hs_lead_status. One of: ${LEAD_STATUSES.join(', ')}.`,
 );
 
 /** The spec's HIGH/MEDIUM/LOW; HubSpot's `hs_priority` option values are lower case. */
@@ -79,7 +88,8 @@ export function priorityValue(priority: Priority): string {
 }
 
 /** A property value as HubSpot stores it: text. */
-export const propertyValueSchema = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
+export const propertyValueSchema = Type.Unsafe<string | number | boolean | null>({
+  type: ['string', 'number', 'boolean', 'null'],
   description:
     'Property value. HubSpot stores text: numbers and booleans are sent as text, "" or null clears the property.',
 });
@@ -279,7 +289,7 @@ export async function searchRecords(
   client: ProviderClient,
   type: CrmObjectType,
   input: SearchInput,
-): Promise<{ total: number; results: CrmRecord[] } & Paged> {
+): Promise<Record<string, unknown>> {
   const parsed = input.filterGroups === undefined ? undefined : parseFilterGroups(input.filterGroups);
   // check() already refused bad text; this only narrows the type.
   const filterGroups = parsed?.ok ? parsed.groups : [];
@@ -316,7 +326,7 @@ export async function listRecords(
   client: ProviderClient,
   type: CrmObjectType,
   input: { limit?: number; after?: string; archived?: boolean; properties?: string },
-): Promise<{ results: CrmRecord[] } & Paged> {
+): Promise<Record<string, unknown>> {
   const properties = splitProperties(input.properties);
   const { data } = await client.request<CrmPage>({
     method: 'GET',
