@@ -40,7 +40,8 @@ export function dateTimeParam(what: string) {
 }
 
 /** An RFC 3339 instant with a mandatory offset (Calendar's timeMin/timeMax). */
-export const INSTANT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+-]\\d{2}:\\d{2})$';
+export const INSTANT_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+-]\\d{2}:\\d{2})$';
 
 export const timezoneParam = Type.String({
   minLength: 1,
@@ -71,7 +72,8 @@ export const recurrenceParam = Type.Array(
   Type.String({
     minLength: 6,
     maxLength: 1000,
-    description: 'One RFC 5545 line: "RRULE:FREQ=WEEKLY;BYDAY=MO,WE", "EXDATE:20250609T100000Z" or "RDATE:…".',
+    description:
+      'One RFC 5545 line: "RRULE:FREQ=WEEKLY;BYDAY=MO,WE", "EXDATE:20250609T100000Z" or "RDATE:…".',
   }),
   {
     maxItems: 100,
@@ -81,13 +83,15 @@ export const recurrenceParam = Type.Array(
 );
 
 export const guestPermissionParams = {
-  guests_can_modify: Type.Boolean({ description: 'Whether guests may edit the event (Google default false).' }),
-  guests_can_invite_others: Type.Boolean({
-    description: 'Whether guests may invite other people (Google default true).',
-  }),
-  guests_can_see_other_guests: Type.Boolean({
-    description: 'Whether guests can see the guest list (Google default true).',
-  }),
+  guests_can_modify: Type.Optional(
+    Type.Boolean({ description: 'Whether guests may edit the event (Google default false).' }),
+  ),
+  guests_can_invite_others: Type.Optional(
+    Type.Boolean({ description: 'Whether guests may invite other people (Google default true).' }),
+  ),
+  guests_can_see_other_guests: Type.Optional(
+    Type.Boolean({ description: 'Whether guests can see the guest list (Google default true).' }),
+  ),
 };
 
 export const transparencyParam = Type.Union([Type.Literal('opaque'), Type.Literal('transparent')], {
@@ -125,7 +129,8 @@ export interface ParsedDateTime {
   offsetMinutes?: number;
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|z|[+-]\d{2}:\d{2})?$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|z|[+-]\d{2}:\d{2})?$/;
 
 /** Parses an RFC 3339 date-time (offset optional); null when a field is out of range. */
 export function parseDateTime(text: string): ParsedDateTime | null {
@@ -340,7 +345,8 @@ export function eventBody(input: EventFields): Record<string, unknown> {
   if (input.attendees !== undefined) body.attendees = input.attendees.map((email) => ({ email }));
   if (input.recurrence !== undefined) body.recurrence = input.recurrence;
   if (input.guests_can_modify !== undefined) body.guestsCanModify = input.guests_can_modify;
-  if (input.guests_can_invite_others !== undefined) body.guestsCanInviteOthers = input.guests_can_invite_others;
+  if (input.guests_can_invite_others !== undefined)
+    body.guestsCanInviteOthers = input.guests_can_invite_others;
   if (input.guests_can_see_other_guests !== undefined)
     body.guestsCanSeeOtherGuests = input.guests_can_see_other_guests;
   if (input.transparency !== undefined) body.transparency = input.transparency;

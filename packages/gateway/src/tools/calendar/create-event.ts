@@ -1,0 +1,130 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FieldError } from '../../errors/problem.js';
+import { defineTool } from '../types.js';
+import {
+  attendeesParam,
+  calendarIdParam,
+  checkDateTime,
+  checkRecurrence,
+  checkTimezone,
+  createMeetingRoomParam,
+  dateTimeParam,
+  endText,
+  eventBody,
+  eventsPath,
+  guestPermissionParams,
+  instantOf,
+  normalizeDateTime,
+  parseDateTime,
+  recurrenceParam,
+  sendUpdatesParam,
+  timezoneParam,
+  transparencyParam,
+  visibilityParam,
+  writeQuery,
+} from './shared.js';
+
+/** Event types Google lets a client create without type-specific properties. */
+const eventTypeParam = Type.Union(
+  [Type.Literal('default'), Type.Literal('focusTime'), Type.Literal('outOfOffice')],
+  {
+    default: 'default',
+    description:
+      'Kind of event. Google\'s event types are "default", "focusTime", "outOfOffice", "workingLocation", "fromGmail" and "birthday"; this tool creates "default" (a regular event, the default), "focusTime" (focus block that can decline meetings) and "outOfOffice" (absence). Focus time and out-of-office events exist only on the primary calendar of Google Workspace users; "workingLocation" and "birthday" need properties this tool does not take and "fromGmail" events cannot be created through the API.',
+  },
+);
+
+const input = Type.Object(
+  {
+    calendar_id: Type.Optional(calendarIdParam),
+    summary: Type.Optional(Type.String({ maxLength: 1024, description: 'Title of the event.' })),
+    description: Type.Optional(
+      Type.String({ maxLength: 8192, description: 'Description of the event; may contain HTML.' }),
+    ),
+    location: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Free-form place of the event, e.g. an address.' }),
+    ),
+    start_datetime: dateTimeParam('Start of the event'),
+    event_duration_hour: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 744,
+        description:
+          'Hours the event lasts (0–744), added to event_duration_minutes. When both durations are omitted the event lasts one hour.',
+      }),
+    ),
+    event_duration_minutes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 59,
+        description:
+          'Minutes the event lasts in addition to event_duration_hour (0–59). When both durations are omitted the event lasts one hour.',
+      }),
+    ),
+    timezone: Type.Optional(timezoneParam),
+    attendees: Type.Optional(attendeesParam),
+    recurrence: Type.Optional(recurrenceParam),
+    create_meeting_room: Type.Optional(createMeetingRoomParam),
+    ...guestPermissionParams,
+    transparency: Type.Optional(transparencyParam),
+    visibility: Type.Optional(visibilityParam),
+    send_updates: Type.Optional(sendUpdatesParam),
+    event_type: Type.Optional(eventTypeParam),
+  },
+  { additionalProperties: false },
+);
+
+type Input = Static<typeof input>;
+
+/** Minutes the event lasts: one hour unless a duration is given. */
+function durationMinutes(i: Input): number {
+  if (i.event_duration_hour === undefined && i.event_duration_minutes === undefined) return 60;
+  return (i.event_duration_hour ?? 0) * 60 + (i.event_duration_minutes ?? 0);
+}
+
+export const calendarCreateEvent = defineTool({
+  name: 'calendar_create_event',
+  provider: 'google_calendar',
+  description: [
+    'Creates an event in a Google Calendar and returns the created event (id, htmlLink, and hangoutLink when a meeting room was requested).',
+    'Use it to schedule meetings, reminders, focus time or recurring series. The start is an RFC 3339 date-time; the end is computed from event_duration_hour and event_duration_minutes (one hour when both are omitted).',
+    'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; recurring events need "timezone"; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
+    'create_meeting_room adds a Google Meet link. send_updates controls invitation emails.',
+    'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees":["grace@example.com"],"create_meeting_room":true,"send_updates":"all"}',
+  ].join(' '),
+  input,
+  annotations: { read_only: false, destructive: false, idempotent: false },
+  check(i) {
+    const errors: FieldError[] = [];
+    checkTimezone(i.timezone, errors);
+    checkDateTime('start_datetime', i.start_datetime, i.timezone, errors);
+    checkRecurrence(i.recurrence, i.timezone, errors, { requireTimezone: true });
+    if (durationMinutes(i) < 1) {
+      errors.push({
+        path: '/event_duration_hour',
+        message:
+          'the duration adds up to 0 minutes; give event_duration_hour and/or event_duration_minutes totalling at least 1, or omit both for one hour (rule: an event lasts at least one minute).',
+      });
+    }
+    return errors;
+  },
+  async run(i, { client }) {
+    const start = parseDateTime(i.start_datetime)!;
+    const startMs = instantOf(start, i.timezone);
+    const endMs = startMs + durationMinutes(i) * 60_000;
+    const zone = i.timezone === undefined ? {} : { timeZone: i.timezone };
+    const body: Record<string, unknown> = {
+      ...eventBody(i),
+      start: { dateTime: normalizeDateTime(start), ...zone },
+      end: { dateTime: endText(endMs, start, i.timezone), ...zone },
+    };
+    if (i.event_type !== undefined && i.event_type !== 'default') body.eventType = i.event_type;
+    const res = await client.request<Record<string, unknown>>({
+      method: 'POST',
+      path: eventsPath(i.calendar_id ?? 'primary'),
+      query: writeQuery(i),
+      json: body,
+    });
+    return res.data;
+  },
+});
