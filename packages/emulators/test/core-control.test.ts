@@ -109,8 +109,16 @@ describe('test control (/_emulator and in process)', () => {
       access: 'unknown',
       refresh_grant_user: 'user-grace',
     });
+    const before = Date.now();
     emu.control.expireAccessTokens('notion', { userId: 'grace@example.com' });
-    expect(await info(issued.access_token)).toEqual({ access: 'expired', refresh_grant_user: null });
+    expect(await info(issued.access_token)).toEqual({
+      access: 'expired',
+      refresh_grant_user: null,
+      expired_at: expect.any(Number),
+    });
+    const { expired_at } = (await info(issued.access_token)) as { expired_at: number };
+    expect(expired_at).toBeGreaterThanOrEqual(before - 1);
+    expect(expired_at).toBeLessThanOrEqual(Date.now());
     emu.control.revokeGrants('notion', { userId: 'grace@example.com' });
     expect(await info(issued.refresh_token!)).toEqual({ access: 'unknown', refresh_grant_user: null });
   });

@@ -93,6 +93,7 @@ export function testModule(opts: TestModuleOptions = {}): EmulatorModule<TestSta
         return {
           access: access.ok ? access.user.id : access.reason,
           refresh_grant_user: grant?.userId ?? null,
+          ...(!access.ok && access.expiredAt !== undefined ? { expired_at: access.expiredAt } : {}),
         };
       });
       app.get('/v1/base', async (req) => ({ base: ctx.publicBase(req) }));

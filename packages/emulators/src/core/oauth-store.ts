@@ -179,13 +179,13 @@ export class OAuthStore {
 
   resolveAccessToken(
     token: string,
-  ): { ok: true; record: AccessTokenRecord } | { ok: false; reason: AuthFailure } {
+  ): { ok: true; record: AccessTokenRecord } | { ok: false; reason: AuthFailure; expiredAt?: number } {
     const record = this.accessTokens.get(token);
     if (!record) return { ok: false, reason: 'unknown' };
     const grant = this.grants.get(record.grantId);
     if (record.revoked || !grant || grant.revoked) return { ok: false, reason: 'revoked' };
     if (record.expiresAt !== null && record.expiresAt <= this.clock())
-      return { ok: false, reason: 'expired' };
+      return { ok: false, reason: 'expired', expiredAt: record.expiresAt };
     return { ok: true, record };
   }
 

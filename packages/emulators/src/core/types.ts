@@ -47,6 +47,16 @@ export interface AccessTokenRecord {
 /** Why a bearer token was refused, so each provider can answer in its own words. */
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
 
+/** Outcome of resolving an access token. */
+export type AccessTokenResolution =
+  | { ok: true; token: AccessTokenRecord; user: EmulatedUser }
+  | {
+      ok: false;
+      reason: AuthFailure;
+      /** For 'expired': when the token expired (epoch ms), for "expired N seconds ago" messages. */
+      expiredAt?: number;
+    };
+
 export type OAuthErrorKind =
   | 'invalid_request'
   | 'invalid_client'
@@ -185,9 +195,7 @@ export interface ProviderContext {
    * Resolves the request's `Authorization: Bearer` token. Never replies; the provider answers
    * a failure in its own error shape.
    */
-  authenticate(
-    req: FastifyRequest,
-  ): { ok: true; token: AccessTokenRecord; user: EmulatedUser } | { ok: false; reason: AuthFailure };
+  authenticate(req: FastifyRequest): AccessTokenResolution;
   /** Externally visible base URL of this emulator prefix for this request (for webUrl, downloadUrl, next links). */
   publicBase(req: FastifyRequest): string;
   /** Revokes the grant behind an access or refresh token; false when unknown. */
@@ -206,9 +214,7 @@ export interface ProviderContext {
     clientSecret: string,
   ): { ok: true; client: RegisteredClient } | { ok: false; cause: 'unknown_client' | 'wrong_secret' };
   /** Resolves a bare access-token string (token-info endpoints); same outcomes as `authenticate`. */
-  resolveAccessToken(
-    token: string,
-  ): { ok: true; token: AccessTokenRecord; user: EmulatedUser } | { ok: false; reason: AuthFailure };
+  resolveAccessToken(token: string): AccessTokenResolution;
   /** The live grant behind a current refresh token (undefined when unknown or rotated out). */
   grantForRefreshToken(token: string): Grant | undefined;
   /** Random id helper shared by emulators. */
