@@ -1,4 +1,9 @@
-import { Type } from '@sinclair/typebox';
+import { type SchemaOptions, Type } from '@sinclair/typebox';
+
+/** A string limited to the provider's documented values, as a plain JSON Schema `enum`. */
+export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
+}
 
 export const documentId = Type.String({
   minLength: 10,
@@ -32,7 +37,9 @@ export function plainText(content: unknown): string {
       }
       continue;
     }
-    const table = element.table as { tableRows?: Array<{ tableCells?: Array<{ content?: unknown }> }> } | undefined;
+    const table = element.table as
+      | { tableRows?: Array<{ tableCells?: Array<{ content?: unknown }> }> }
+      | undefined;
     if (table) {
       for (const row of table.tableRows ?? []) {
         for (const cell of row.tableCells ?? []) out += plainText(cell.content);

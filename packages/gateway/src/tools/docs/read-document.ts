@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
-import { bodyContentOf, documentId, documentUrl, plainText } from './common.js';
+import { bodyContentOf, documentId, documentUrl, plainText, stringEnum } from './common.js';
 
 const input = Type.Object(
   {
     document_id: documentId,
     suggestions_view_mode: Type.Optional(
-      Type.Union(
+      stringEnum(
         [
-          Type.Literal('DEFAULT_FOR_CURRENT_ACCESS'),
-          Type.Literal('SUGGESTIONS_INLINE'),
-          Type.Literal('PREVIEW_SUGGESTIONS_ACCEPTED'),
-          Type.Literal('PREVIEW_WITHOUT_SUGGESTIONS'),
+          'DEFAULT_FOR_CURRENT_ACCESS',
+          'SUGGESTIONS_INLINE',
+          'PREVIEW_SUGGESTIONS_ACCEPTED',
+          'PREVIEW_WITHOUT_SUGGESTIONS',
         ],
         {
           description:

@@ -1,0 +1,426 @@
+import { createHash } from 'node:crypto';
+import type { EmulatorControl } from '@portico/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/** The slice of the Google emulator's state these tests read (packages/emulators/src/providers/google). */
+interface DocumentModel {
+  documentId: string;
+  title: string;
+  body: { runs: Array<{ text: string; style: string }> };
+  revisionId: string;
+}
+interface GoogleState {
+  byUser: Map<
+    string,
+    {
+      docs: { documents: Map<string, DocumentModel> };
+      drive: Map<string, { name: string; mimeType: string }>;
+    }
+  >;
+}
+
+const GRACE = '110000000000000000002';
+const ALAN = '110000000000000000003';
+/** A seeded document of a user (as the emulator derives its id). */
+const seeded = (userId: string, key: string) =>
+  `1${createHash('sha256').update(`docs:${userId}:${key}`).digest('base64url').slice(0, 43)}`;
+const KICKOFF = seeded(GRACE, 'kickoff-notes');
+const BRIEF = seeded(GRACE, 'product-brief');
+const MISSING = '1NoSuchDocumentxxxxxxxxxxxxxxxxxxxxxxxxxxxxx';
+const USER = 'docs_user';
+
+describe('docs_ tools', () => {
+  let t: TestGateway;
+  let control: EmulatorControl;
+
+  beforeAll(async () => {
+    t = await startTestGateway(BACKENDS[0]!);
+    control = t.gateway.sandbox.control!;
+    await sandboxAccount(t, { provider: 'google_docs', identifier: USER, userId: GRACE });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const userData = (userId = GRACE) => control.state<GoogleState>('google').byUser.get(userId)!;
+  const documentOf = (id: string) => userData().docs.documents.get(id);
+  const textOf = (id: string) =>
+    documentOf(id)!
+      .body.runs.map((r) => r.text)
+      .join('');
+  const docsRequests = () =>
+    Object.entries(control.counters().requests)
+      .filter(([route]) => route.includes('/google/v1/documents'))
+      .reduce((n, [, count]) => n + count, 0);
+  const run = (tool_name: string, tool_input: unknown, identifier = USER) =>
+    executeTool(t, { tool_name, identifier, tool_input });
+
+  /** Asserts a 400 invalid_input naming `paths`, with no request to the provider. */
+  async function expectInvalid(tool_name: string, tool_input: unknown, paths: string[], rule?: RegExp) {
+    const before = docsRequests();
+    const { status, body } = await run(tool_name, tool_input);
+    expect(status, JSON.stringify(body)).toBe(400);
+    expect(body.code).toBe('invalid_input');
+    const errors = body.errors as Array<{ path: string; message: string }>;
+    for (const path of paths) expect(errors.map((e) => e.path)).toContain(path);
+    if (rule) expect(errors.map((e) => e.message).join('\n')).toMatch(rule);
+    expect(docsRequests()).toBe(before);
+    return body;
+  }
+
+  describe('docs_create_document', () => {
+    it('creates a document with initial text', async () => {
+      const { status, body } = await run('docs_create_document', {
+        title: 'Meeting notes',
+        text: 'Attendees: Ada, Grace\nDecision: ship the beta',
+      });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const data = body.data as { documentId: string; title: string; revisionId: string; url: string };
+      expect(data.title).toBe('Meeting notes');
+      expect(data.url).toBe(`https://docs.google.com/document/d/${data.documentId}/edit`);
+      const doc = documentOf(data.documentId)!;
+      expect(doc.title).toBe('Meeting notes');
+      expect(textOf(data.documentId)).toBe('Attendees: Ada, Grace\nDecision: ship the beta\n');
+      // The revision returned is the latest, so it works as write_control right away.
+      expect(data.revisionId).toBe(doc.revisionId);
+      expect(userData().drive.get(data.documentId)).toMatchObject({
+        name: 'Meeting notes',
+        mimeType: 'application/vnd.google-apps.document',
+      });
+    });
+
+    it('creates a blank document from a title alone', async () => {
+      const before = docsRequests();
+      const { status, body } = await run('docs_create_document', { title: 'Blank' });
+      expect(status).toBe(200);
+      const data = body.data as { documentId: string; revisionId: string };
+      expect(textOf(data.documentId)).toBe('\n');
+      expect(data.revisionId).toBe(documentOf(data.documentId)!.revisionId);
+      expect(docsRequests()).toBe(before + 1);
+    });
+
+    it('refuses invalid input before calling Google', async () => {
+      await expectInvalid('docs_create_document', {}, ['/tool_input/title']);
+      await expectInvalid('docs_create_document', { title: '' }, ['/tool_input/title']);
+      await expectInvalid('docs_create_document', { title: 'x', text: '' }, ['/tool_input/text']);
+      await expectInvalid('docs_create_document', { title: 'x', body: 'hi' }, ['/tool_input/body']);
+    });
+  });
+
+  describe('docs_read_document', () => {
+    it('returns the plain text as well as the structure', async () => {
+      const { status, body } = await run('docs_read_document', { document_id: KICKOFF });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const data = body.data as {
+        documentId: string;
+        title: string;
+        revisionId: string;
+        text: string;
+        body: { content: Array<Record<string, unknown>> };
+      };
+      expect(data.documentId).toBe(KICKOFF);
+      expect(data.title).toBe('Project kickoff notes');
+      expect(data.revisionId).toBe(documentOf(KICKOFF)!.revisionId);
+      expect(data.text).toBe(textOf(KICKOFF));
+      expect(
+        data.text.startsWith('Project kickoff\nAttendees: Ada Lovelace, Grace Hopper, Alan Turing.\n'),
+      ).toBe(true);
+      expect(data.text).toContain('Owner: Grace drives the first milestone.\n');
+      const heading = data.body.content[1] as {
+        startIndex: number;
+        endIndex: number;
+        paragraph: { paragraphStyle: { namedStyleType: string } };
+      };
+      expect(heading).toMatchObject({
+        startIndex: 1,
+        endIndex: 17,
+        paragraph: { paragraphStyle: { namedStyleType: 'HEADING_1' } },
+      });
+      expect(Number.isInteger(heading.endIndex)).toBe(true);
+    });
+
+    it('refuses invalid input before calling Google', async () => {
+      await expectInvalid('docs_read_document', {}, ['/tool_input/document_id']);
+      await expectInvalid('docs_read_document', { document_id: 'has spaces in it' }, [
+        '/tool_input/document_id',
+      ]);
+      const body = await expectInvalid(
+        'docs_read_document',
+        { document_id: KICKOFF, suggestions_view_mode: 'ALL' },
+        ['/tool_input/suggestions_view_mode'],
+      );
+      expect(JSON.stringify(body.errors)).toContain('must be one of: DEFAULT_FOR_CURRENT_ACCESS');
+    });
+  });
+
+  describe('docs_update_document', () => {
+    it('applies a batch of requests at the required revision', async () => {
+      const read = await run('docs_read_document', { document_id: BRIEF });
+      const { revisionId } = read.body.data as { revisionId: string };
+      const { status, body } = await run('docs_update_document', {
+        document_id: BRIEF,
+        requests: [
+          {
+            replaceAllText: { containsText: { text: 'Problem', matchCase: true }, replaceText: 'Challenge' },
+          },
+          { insertText: { endOfSegmentLocation: {}, text: '\nApproved by the board.' } },
+          { insertText: { location: { index: 1 }, text: 'Draft: ' } },
+          {
+            updateTextStyle: {
+              range: { startIndex: 1, endIndex: 6 },
+              textStyle: { bold: true },
+              fields: 'bold',
+            },
+          },
+        ],
+        write_control: { required_revision_id: revisionId },
+      });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const data = body.data as {
+        documentId: string;
+        revisionId: string;
+        replies: Array<Record<string, unknown>>;
+        writeControl: { requiredRevisionId: string };
+      };
+      expect(data.documentId).toBe(BRIEF);
+      expect(data.replies).toHaveLength(4);
+      expect(data.replies[0]).toEqual({ replaceAllText: { occurrencesChanged: 1 } });
+      const doc = documentOf(BRIEF)!;
+      expect(data.revisionId).toBe(doc.revisionId);
+      expect(data.revisionId).not.toBe(revisionId);
+      expect(data.writeControl.requiredRevisionId).toBe(doc.revisionId);
+      const text = textOf(BRIEF);
+      expect(text.startsWith('Draft: Product brief\n')).toBe(true);
+      expect(text).toContain('Challenge\n');
+      expect(text).not.toContain('Problem\n');
+      expect(text.endsWith('named tools.\nApproved by the board.\n')).toBe(true);
+      expect(doc.body.runs[0]).toEqual({ text: 'Draft', style: '{"bold":true}' });
+    });
+
+    it('turns a revision mismatch into upstream_conflict telling the agent to re-read and retry', async () => {
+      const stale = documentOf(KICKOFF)!.revisionId;
+      const first = await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { location: { index: 1 }, text: 'Updated. ' } }],
+        write_control: { required_revision_id: stale },
+      });
+      expect(first.status).toBe(200);
+      const before = textOf(KICKOFF);
+      const { status, body } = await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { location: { index: 1 }, text: 'Lost update. ' } }],
+        write_control: { required_revision_id: stale },
+      });
+      expect(status).toBe(409);
+      expect(body).toMatchObject({
+        code: 'upstream_conflict',
+        retryable: false,
+        upstream: { status: 400, body: { error: { status: 'FAILED_PRECONDITION' } } },
+      });
+      expect(body.detail).toMatch(/Read it again with docs_read_document/);
+      expect(body.detail).toMatch(/retry with write_control.required_revision_id/);
+      expect(textOf(KICKOFF)).toBe(before);
+    });
+
+    it('accepts target_revision_id and writes onto the latest revision', async () => {
+      const target = documentOf(KICKOFF)!.revisionId;
+      await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { endOfSegmentLocation: {}, text: '\nOne.' } }],
+      });
+      const { status } = await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { endOfSegmentLocation: {}, text: '\nTwo.' } }],
+        write_control: { target_revision_id: target },
+      });
+      expect(status).toBe(200);
+      expect(textOf(KICKOFF).endsWith('\nOne.\nTwo.\n')).toBe(true);
+    });
+
+    it('refuses invalid input before calling Google', async () => {
+      const insert = { insertText: { location: { index: 1 }, text: 'x' } };
+      await expectInvalid('docs_update_document', { requests: [insert] }, ['/tool_input/document_id']);
+      await expectInvalid('docs_update_document', { document_id: BRIEF }, ['/tool_input/requests']);
+      await expectInvalid('docs_update_document', { document_id: BRIEF, requests: [] }, [
+        '/tool_input/requests',
+      ]);
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{}] },
+        ['/tool_input/requests/0'],
+        /rule: each request holds exactly one operation/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [{ ...insert, deleteContentRange: { range: { startIndex: 1, endIndex: 2 } } }],
+        },
+        ['/tool_input/requests/0'],
+        /rule: each request holds exactly one operation/,
+      );
+      const unknown = await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{ insertFoo: {} }] },
+        ['/tool_input/requests/0/insertFoo'],
+      );
+      expect(JSON.stringify(unknown.errors)).toContain('known fields: insertText');
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [{ insertText: { location: { index: 1 }, endOfSegmentLocation: {}, text: 'x' } }],
+        },
+        ['/tool_input/requests/0/insertText'],
+        /Provide exactly one of "location" or "endOfSegmentLocation"/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{ insertText: { text: 'x' } }] },
+        ['/tool_input/requests/0/insertText'],
+        /rule: text is inserted either at an index or at the end of the body/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{ insertText: { location: { index: 0 }, text: 'x' } }] },
+        ['/tool_input/requests/0/insertText/location/index'],
+        /rule: in the document body, indexes start at 1/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{ deleteContentRange: { range: { startIndex: 5, endIndex: 5 } } }] },
+        ['/tool_input/requests/0/deleteContentRange/range/endIndex'],
+        /rule: a range is \[startIndex, endIndex\) with endIndex > startIndex/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [{ insertText: { location: { index: 1.5 }, text: 'x' } }] },
+        ['/tool_input/requests/0/insertText/location/index'],
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [
+            { createParagraphBullets: { range: { startIndex: 1, endIndex: 3 }, bulletPreset: 'STARS' } },
+          ],
+        },
+        ['/tool_input/requests/0/createParagraphBullets/bulletPreset'],
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [
+            { updateTextStyle: { range: { startIndex: 1, endIndex: 3 }, textStyle: {}, fields: '' } },
+          ],
+        },
+        ['/tool_input/requests/0/updateTextStyle/fields'],
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [{ replaceAllText: { containsText: { text: '' }, replaceText: 'x' } }],
+        },
+        ['/tool_input/requests/0/replaceAllText/containsText/text'],
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [insert],
+          write_control: { required_revision_id: 'a', target_revision_id: 'b' },
+        },
+        ['/tool_input/write_control'],
+        /Provide exactly one of "required_revision_id" or "target_revision_id"/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [insert], write_control: {} },
+        ['/tool_input/write_control'],
+      );
+    });
+  });
+
+  describe('provider errors', () => {
+    it('maps a missing document to upstream_not_found', async () => {
+      for (const [tool, input] of [
+        ['docs_read_document', { document_id: MISSING }],
+        [
+          'docs_update_document',
+          { document_id: MISSING, requests: [{ insertText: { endOfSegmentLocation: {}, text: 'x' } }] },
+        ],
+      ] as const) {
+        const { status, body } = await run(tool, input);
+        expect(status, tool).toBe(404);
+        expect(body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
+      }
+    });
+
+    it('maps a request Google refuses to upstream_validation, changing nothing', async () => {
+      const before = textOf(BRIEF);
+      const { status, body } = await run('docs_update_document', {
+        document_id: BRIEF,
+        requests: [
+          { insertText: { endOfSegmentLocation: {}, text: 'kept?' } },
+          { insertText: { location: { index: 99_999 }, text: 'x' } },
+        ],
+      });
+      expect(status).toBe(400);
+      expect(body).toMatchObject({ code: 'upstream_validation', upstream: { status: 400 } });
+      expect(body.detail).toMatch(/Index 99999 must be less than the end index/);
+      expect(textOf(BRIEF)).toBe(before);
+    });
+
+    it('maps 429 with Retry-After to upstream_rate_limited', async () => {
+      control.addFault({
+        emulator: 'google',
+        path: '^/google/v1/documents',
+        status: 429,
+        headers: { 'retry-after': '20' },
+        body: { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } },
+      });
+      const { status, body } = await run('docs_create_document', { title: 'Throttled' });
+      expect(status).toBe(429);
+      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true, retry_after_ms: 20_000 });
+    });
+
+    it("maps Google's 403 rateLimitExceeded to upstream_rate_limited", async () => {
+      control.addFault({
+        emulator: 'google',
+        path: '^/google/v1/documents/',
+        status: 403,
+        body: {
+          error: {
+            code: 403,
+            message: 'Rate Limit Exceeded',
+            errors: [
+              { message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'userRateLimitExceeded' },
+            ],
+          },
+        },
+      });
+      const { status, body } = await run('docs_read_document', { document_id: KICKOFF });
+      expect(status).toBe(429);
+      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true });
+      expect(body.retry_after_ms).toBeGreaterThan(0);
+    });
+
+    it('answers account_not_active with an authorization link when the grant was revoked', async () => {
+      await sandboxAccount(t, { provider: 'google_docs', identifier: 'docs_revoked', userId: ALAN });
+      const doc = seeded(ALAN, 'kickoff-notes');
+      expect((await run('docs_read_document', { document_id: doc }, 'docs_revoked')).status).toBe(200);
+      control.revokeGrants('google', { userId: ALAN });
+      const { status, body } = await run('docs_read_document', { document_id: doc }, 'docs_revoked');
+      expect(status).toBe(409);
+      expect(body).toMatchObject({
+        code: 'account_not_active',
+        authorization_link: { link: expect.stringContaining(`${t.url}/connect/`) },
+      });
+    });
+  });
+});
