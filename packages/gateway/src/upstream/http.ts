@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable, Transform } from 'node:stream';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { Problem } from '../errors/problem.js';
 
@@ -65,15 +65,22 @@ export class UpstreamHttp {
     let attempt = 0;
     for (;;) {
       attempt++;
+      const watchdog = replayable ? undefined : this.streamWatchdog(request.body as Readable, request.signal);
       try {
         const response = await this.agent.request({
           origin: request.url.origin,
           path: `${request.url.pathname}${request.url.search}`,
           method: method as Dispatcher.HttpMethod,
           headers: request.headers,
-          body: request.body ?? null,
-          ...(request.signal ? { signal: request.signal } : {}),
+          body: watchdog ? watchdog.stream : (request.body ?? null),
+          // A streamed upload may take longer than any first-byte timeout; the watchdog times it instead.
+          ...(watchdog
+            ? { headersTimeout: 0, signal: watchdog.signal }
+            : request.signal
+              ? { signal: request.signal }
+              : {}),
         });
+        watchdog?.done();
         if (retryable && attempt < this.options.maxAttempts && RETRYABLE_STATUS.has(response.statusCode)) {
           const wait = retryAfterMs(response.headers['retry-after']);
           if (wait !== undefined && wait <= this.options.retryAfterCapMs) {
@@ -84,6 +91,13 @@ export class UpstreamHttp {
         }
         return response;
       } catch (error) {
+        watchdog?.done();
+        if (watchdog?.timedOut) {
+          throw new Problem(
+            'upstream_timeout',
+            `The upload to ${request.url.host} ${watchdog.timedOut}; retry later.`,
+          );
+        }
         if (retryable && attempt < this.options.maxAttempts && isConnectionError(error)) {
           await sleep(jitter(100 * 2 ** attempt, attempt));
           continue;
@@ -91,6 +105,47 @@ export class UpstreamHttp {
         throw toUpstreamProblem(error, request.url);
       }
     }
+  }
+
+  /**
+   * Times a streamed upload: the idle timeout while the body flows, then the first-byte timeout once
+   * it has been sent. Undici's own headers timeout would count the upload time against the provider.
+   */
+  private streamWatchdog(body: Readable, outer: AbortSignal | undefined) {
+    const controller = new AbortController();
+    const idle = `stalled for ${this.options.idleTimeoutMs} ms`;
+    let timer: NodeJS.Timeout;
+    const arm = (why: string, ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        state.timedOut = why;
+        controller.abort(new Error(why));
+      }, ms);
+    };
+    // Observes the chunks on their way to undici without changing the flow (backpressure included).
+    const stream = new Transform({
+      transform(chunk, _encoding, callback) {
+        arm(idle, options.idleTimeoutMs);
+        callback(null, chunk);
+      },
+      flush(callback) {
+        arm(
+          `was sent but the provider did not answer within ${options.firstByteTimeoutMs} ms`,
+          options.firstByteTimeoutMs,
+        );
+        callback();
+      },
+    });
+    const options = this.options;
+    const state: { timedOut?: string; signal: AbortSignal; stream: Transform; done(): void } = {
+      signal: controller.signal,
+      stream,
+      done: () => clearTimeout(timer),
+    };
+    arm(idle, options.idleTimeoutMs);
+    pipeline(body, stream, () => {});
+    outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
+    return state;
   }
 
   close(): Promise<void> {

@@ -1,0 +1,78 @@
+import { submitConsent } from '@portico/emulators';
+
+/** Drives a gateway over HTTP only (for gateways running in other processes). */
+export class RemoteGateway {
+  private token?: string;
+
+  constructor(
+    readonly url: string,
+    private readonly clientId: string,
+    private readonly clientSecret: string,
+  ) {}
+
+  static fromStdout(url: string, stdout: string): RemoteGateway {
+    const match = /client_id:\s+(cli_\w+)\n\s+client_secret:\s+(pcs_\w+)/.exec(stdout);
+    if (!match) throw new Error(`no credentials in output:\n${stdout}`);
+    return new RemoteGateway(url, match[1]!, match[2]!);
+  }
+
+  withUrl(url: string): RemoteGateway {
+    return new RemoteGateway(url, this.clientId, this.clientSecret);
+  }
+
+  async bearer(): Promise<string> {
+    if (!this.token) {
+      const res = await fetch(`${this.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: this.clientId,
+          client_secret: this.clientSecret,
+        }),
+      });
+      this.token = ((await res.json()) as { access_token: string }).access_token;
+    }
+    return this.token;
+  }
+
+  async api(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${await this.bearer()}`);
+    if (init.json !== undefined) headers.set('content-type', 'application/json');
+    return fetch(`${this.url}${path}`, {
+      ...init,
+      headers,
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
+  }
+
+  /** Creates a sandbox connection and authorizes `identifier` through the consent page. */
+  async sandboxAccount(provider: string, connection: string, identifier: string): Promise<string> {
+    const created = await this.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: connection, provider, sandbox: true },
+    });
+    if (created.status !== 201 && created.status !== 409)
+      throw new Error(`connection: ${created.status} ${await created.text()}`);
+    const link = (await (
+      await this.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: connection, identifier },
+      })
+    ).json()) as { link: string; connected_account_id: string };
+    const start = await fetch(link.link, { redirect: 'manual' });
+    const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
+    const done = await fetch(callback, { redirect: 'manual' });
+    if (done.status !== 200) throw new Error(`callback: ${done.status} ${await done.text()}`);
+    return link.connected_account_id;
+  }
+}
+
+/** Peak and current resident memory of a process, in bytes (Linux). */
+export async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}

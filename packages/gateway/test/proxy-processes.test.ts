@@ -1,0 +1,257 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { type RunningEmulators, startEmulators } from '@portico/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateMasterKey } from '../src/secrets/keyring.js';
+import { openDatabase } from '../src/store/db.js';
+import { POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
+import { freePort } from './helpers/gateway.js';
+import { type RunningGateway, startCli } from './helpers/process.js';
+import { memoryOf, RemoteGateway } from './helpers/remote.js';
+
+const STREAM_BYTES = Number(process.env.PORTICO_TEST_STREAM_BYTES ?? 1024 ** 3);
+const MiB = 1024 * 1024;
+
+/**
+ * A pass-through in front of the emulators that records what the gateway sent upstream and can
+ * stall, so header hygiene and timeouts are observed on the wire.
+ */
+function startTap(target: string) {
+  const seen: http.IncomingHttpHeaders[] = [];
+  let stallMs = 0;
+  const server = http.createServer((req, res) => {
+    seen.push(req.headers);
+    const forward = () => {
+      const upstream = http.request(
+        `${target}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    };
+    if (stallMs && req.url?.includes('/calendar/')) setTimeout(forward, stallMs);
+    else forward();
+  });
+  return new Promise<{ url: string; seen: typeof seen; stall(ms: number): void; close(): Promise<void> }>(
+    (resolve) =>
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        resolve({
+          url: `http://127.0.0.1:${port}`,
+          seen,
+          stall: (ms) => {
+            stallMs = ms;
+          },
+          close: () => new Promise((r) => server.close(() => r())),
+        });
+      }),
+  );
+}
+
+describe('proxy in a separate gateway process', () => {
+  let emulators: RunningEmulators;
+  let tap: Awaited<ReturnType<typeof startTap>>;
+  let running: RunningGateway;
+  let gw: RemoteGateway;
+
+  beforeAll(async () => {
+    emulators = await startEmulators();
+    tap = await startTap(emulators.url);
+    const port = await freePort();
+    running = await startCli({
+      PORTICO_PORT: String(port),
+      PORTICO_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      PORTICO_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'portico-proxy-')),
+      PORTICO_SANDBOX_URL: tap.url,
+      PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '8000',
+      PORTICO_LOG_LEVEL: 'info',
+    });
+    gw = RemoteGateway.fromStdout(running.url.replace('127.0.0.1', '127.0.0.1'), running.stdout());
+    await gw.sandboxAccount('google_drive', 'drive', 'streamer');
+    await gw.sandboxAccount('google_calendar', 'calendar', 'streamer');
+  }, 120_000);
+
+  afterAll(async () => {
+    running?.child.kill('SIGTERM');
+    await running?.exited;
+    await tap?.close();
+    await emulators?.close();
+  });
+
+  const routing = (connection: string) => ({ connection_name: connection, identifier: 'streamer' });
+
+  it('forwards content headers but never the caller’s credentials, cookies, routing or hop-by-hop headers', async () => {
+    tap.seen.length = 0;
+    const res = await gw.api('/proxy/drive/v3/files?pageSize=1', {
+      headers: {
+        ...routing('drive'),
+        cookie: 'session=secret-cookie',
+        'x-trace': 'abc',
+        'proxy-authorization': 'Basic x',
+        te: 'trailers',
+      },
+    });
+    expect(res.status).toBe(200);
+    const sent = tap.seen.at(-1)!;
+    expect(sent.authorization).toMatch(/^Bearer ya29\./);
+    expect(sent.authorization).not.toContain(await gw.bearer());
+    expect(sent.cookie).toBeUndefined();
+    expect(sent.connection_name).toBeUndefined();
+    expect(sent.identifier).toBeUndefined();
+    expect(sent['proxy-authorization']).toBeUndefined();
+    expect(sent['x-trace']).toBe('abc');
+  });
+
+  it('answers 504 upstream_timeout when the provider does not start answering in time', async () => {
+    tap.stall(10_000);
+    try {
+      const res = await gw.api('/proxy/calendar/v3/users/me/calendarList', { headers: routing('calendar') });
+      expect(res.status).toBe(504);
+      expect(await res.json()).toMatchObject({ code: 'upstream_timeout', retryable: true });
+    } finally {
+      tap.stall(0);
+    }
+  });
+
+  it(`streams ${Math.round(STREAM_BYTES / MiB)} MiB up and down with flat memory and identical bytes`, async () => {
+    const pid = running.child.pid!;
+    const before = await memoryOf(pid);
+    // The high-water mark may predate the transfer (start-up), so sample the live RSS throughout.
+    let maxRss = before.rss;
+    const sampler = setInterval(() => {
+      memoryOf(pid).then(
+        (m) => {
+          maxRss = Math.max(maxRss, m.rss);
+        },
+        () => {},
+      );
+    }, 50);
+    // Deterministic pseudo-random bytes, generated and hashed on the fly: the test never holds them either.
+    const chunk = randomBytes(MiB);
+    const sentHash = createHash('sha256');
+    let sent = 0;
+    const source = Readable.from(
+      (function* () {
+        while (sent < STREAM_BYTES) {
+          const piece = chunk.subarray(0, Math.min(MiB, STREAM_BYTES - sent));
+          sent += piece.length;
+          sentHash.update(piece);
+          yield piece;
+        }
+      })(),
+    );
+    const token = await gw.bearer();
+    const { port } = new URL(gw.url);
+    const uploaded = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/proxy/upload/drive/v3/files?uploadType=media&name=big.bin',
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...routing('drive'),
+            'content-type': 'application/octet-stream',
+            'content-length': STREAM_BYTES,
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => {
+            body += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      source.pipe(req);
+    });
+    expect(uploaded.status, uploaded.body).toBe(200);
+    const { id } = JSON.parse(uploaded.body) as { id: string };
+
+    const received = createHash('sha256');
+    let receivedBytes = 0;
+    const download = await gw.api(`/proxy/drive/v3/files/${id}?alt=media`, { headers: routing('drive') });
+    expect(download.status).toBe(200);
+    for await (const piece of download.body as unknown as AsyncIterable<Uint8Array>) {
+      received.update(piece);
+      receivedBytes += piece.length;
+    }
+    clearInterval(sampler);
+    maxRss = Math.max(maxRss, (await memoryOf(pid)).rss);
+    expect(receivedBytes).toBe(STREAM_BYTES);
+    expect(received.digest('hex')).toBe(sentHash.digest('hex'));
+    const growth = maxRss - before.rss;
+    console.log(
+      `gateway RSS ${Math.round(before.rss / MiB)} MiB before, ${Math.round(maxRss / MiB)} MiB at most while streaming ${Math.round(STREAM_BYTES / MiB)} MiB each way`,
+    );
+    expect(growth).toBeLessThan(64 * MiB);
+  }, 300_000);
+});
+
+describe.runIf(postgresAvailable)('two gateway processes on one PostgreSQL', () => {
+  let emulators: RunningEmulators;
+  const gateways: RunningGateway[] = [];
+
+  beforeAll(async () => {
+    emulators = await startEmulators();
+  });
+  afterAll(async () => {
+    for (const g of gateways) g.child.kill('SIGTERM');
+    await Promise.all(gateways.map((g) => g.exited));
+    await emulators?.close();
+  });
+
+  it('refreshes an expired token exactly once for 50 concurrent requests across both', async () => {
+    const schema = uniqueSchema();
+    const db = await openDatabase({ url: POSTGRES_URL, schema });
+    const env = {
+      DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      PORTICO_MASTER_KEY: generateMasterKey(),
+      PORTICO_SANDBOX_URL: emulators.url,
+    };
+    const portA = await freePort();
+    const a = await startCli({
+      ...env,
+      PORTICO_PORT: String(portA),
+      PORTICO_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+    });
+    gateways.push(a);
+    const gwA = RemoteGateway.fromStdout(a.url, a.stdout());
+    const portB = await freePort();
+    // Both replicas share the public URL of A (one load balancer in front of both).
+    const b = await startCli({
+      ...env,
+      PORTICO_PORT: String(portB),
+      PORTICO_PUBLIC_URL: `http://127.0.0.1:${portA}`,
+    });
+    gateways.push(b);
+    const gwB = gwA.withUrl(b.url);
+
+    const accountId = await gwA.sandboxAccount('google_calendar', 'cal', 'racer');
+    const path = '/proxy/calendar/v3/users/me/calendarList';
+    const headers = { connection_name: 'cal', identifier: 'racer' };
+    // Warm both caches, then let the token expire everywhere at once.
+    expect((await gwA.api(path, { headers })).status).toBe(200);
+    expect((await gwB.api(path, { headers })).status).toBe(200);
+    emulators.control.expireAccessTokens('google');
+    await db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+    const grantsBefore = emulators.control.counters().token_grants.google?.refresh_token ?? 0;
+
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => (i % 2 ? gwA : gwB).api(path, { headers }).then((r) => r.status)),
+    );
+    expect(results).toEqual(Array(50).fill(200));
+    expect((emulators.control.counters().token_grants.google?.refresh_token ?? 0) - grantsBefore).toBe(1);
+    await db.close();
+  }, 120_000);
+});
