@@ -15,6 +15,7 @@ import {
   PropertyValuesSchema,
   richText,
   StartCursorSchema,
+  stringEnum,
   toCover,
   toIcon,
   toNotionBlock,
@@ -47,9 +48,9 @@ export const COLUMN_TYPES = [
 ] as const;
 const COLUMN_TYPE_SET = new Set<string>(COLUMN_TYPES);
 
-const ColumnTypeName = Type.Union(
-  COLUMN_TYPES.map((t) => Type.Literal(t)),
-  { description: 'A column type with its default configuration, e.g. "rich_text".' },
+const ColumnTypeName = stringEnum(
+  COLUMN_TYPES,
+  'A column type with its default configuration, e.g. "rich_text".',
 );
 
 const ColumnConfig = Type.Object(
@@ -366,14 +367,13 @@ const SortItem = Type.Object(
       }),
     ),
     timestamp: Type.Optional(
-      Type.Union([Type.Literal('created_time'), Type.Literal('last_edited_time')], {
-        description: 'Sort by when rows were created or last edited.',
-      }),
+      stringEnum(
+        ['created_time', 'last_edited_time'] as const,
+        'Sort by when rows were created or last edited.',
+      ),
     ),
     direction: Type.Optional(
-      Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
-        description: 'Sort direction (default ascending).',
-      }),
+      stringEnum(['ascending', 'descending'] as const, 'Sort direction (default ascending).'),
     ),
   },
   {

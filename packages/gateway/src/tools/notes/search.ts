@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
-import { listResult, PageSizeSchema, plainText, StartCursorSchema } from './shared.js';
+import { listResult, PageSizeSchema, plainText, StartCursorSchema, stringEnum } from './shared.js';
 
 interface NotionObject {
   object?: string;
@@ -47,15 +47,12 @@ Example: {"query": "roadmap", "object": "page", "page_size": 10}`,
           description: 'Text to find in titles (case-insensitive); omit to list all.',
         }),
       ),
-      object: Type.Optional(
-        Type.Union([Type.Literal('page'), Type.Literal('database')], {
-          description: 'Only pages or only databases.',
-        }),
-      ),
+      object: Type.Optional(stringEnum(['page', 'database'] as const, 'Only pages or only databases.')),
       sort_direction: Type.Optional(
-        Type.Union([Type.Literal('ascending'), Type.Literal('descending')], {
-          description: 'Order by last edit time (default descending: newest first).',
-        }),
+        stringEnum(
+          ['ascending', 'descending'] as const,
+          'Order by last edit time (default descending: newest first).',
+        ),
       ),
       page_size: Type.Optional(PageSizeSchema),
       start_cursor: Type.Optional(StartCursorSchema),

@@ -1,4 +1,4 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TUnsafe, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
@@ -27,6 +27,17 @@ export function plainText(value: unknown): string {
 
 // ---------------------------------------------------------------------------------------------
 // Blocks
+
+/**
+ * A string from a fixed list, as a plain JSON Schema `enum` (validation errors then list the
+ * allowed values instead of one "must be equal to constant" per value).
+ */
+export function stringEnum<const T extends readonly string[]>(
+  values: T,
+  description: string,
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+}
 
 /** The ten block types the text tools write. */
 export const TEXT_BLOCK_TYPES = [
@@ -119,20 +130,14 @@ export const CODE_LANGUAGES = [
   'java/c/c++/c#',
 ] as const;
 
-export const BlockTypeSchema = Type.Union(
-  TEXT_BLOCK_TYPES.map((t) => Type.Literal(t)),
-  {
-    description:
-      'Block type: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout or code.',
-  },
+export const BlockTypeSchema = stringEnum(
+  TEXT_BLOCK_TYPES,
+  'Block type: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout or code.',
 );
 
-export const LanguageSchema = Type.Union(
-  CODE_LANGUAGES.map((l) => Type.Literal(l)),
-  {
-    description:
-      'Language of a code block (only with type "code"), e.g. "python", "typescript", "plain text".',
-  },
+export const LanguageSchema = stringEnum(
+  CODE_LANGUAGES,
+  'Language of a code block (only with type "code"), e.g. "python", "typescript", "plain text".',
 );
 
 export const BlockTextSchema = Type.String({
