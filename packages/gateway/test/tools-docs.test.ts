@@ -102,6 +102,25 @@ describe('docs_ tools', () => {
       expect(docsRequests()).toBe(before + 1);
     });
 
+    it('names the created document when adding its text fails, so the agent does not create another', async () => {
+      control.addFault({
+        emulator: 'google',
+        method: 'POST',
+        path: '^/google/v1/documents/[^/?]+:batchUpdate',
+        status: 503,
+        body: {
+          error: { code: 503, message: 'The service is currently unavailable.', status: 'UNAVAILABLE' },
+        },
+      });
+      const { status, body } = await run('docs_create_document', { title: 'Half made', text: 'Hello' });
+      expect(status).toBe(502);
+      expect(body.code).toBe('upstream_error');
+      const id = body.document_id as string;
+      expect(body.detail).toContain(`was created (documentId ${id}) but is still empty`);
+      expect(documentOf(id)?.title).toBe('Half made');
+      expect(textOf(id)).toBe('\n');
+    });
+
     it('refuses invalid input before calling Google', async () => {
       await expectInvalid('docs_create_document', {}, ['/tool_input/title']);
       await expectInvalid('docs_create_document', { title: '' }, ['/tool_input/title']);

@@ -149,6 +149,9 @@ describe('sheets_ tools', () => {
       await expectInvalid('sheets_create_spreadsheet', { title: 'x', locale: 'english' }, [
         '/tool_input/locale',
       ]);
+      await expectInvalid('sheets_create_spreadsheet', { title: 'x', locale: 'en-US' }, [
+        '/tool_input/locale',
+      ]);
       await expectInvalid(
         'sheets_create_spreadsheet',
         { title: 'x', time_zone: 'Mars/Olympus' },

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import { documentUrl } from './common.js';
 
@@ -48,16 +49,26 @@ export const docsCreateDocument = defineTool({
     });
     let revisionId = created.revisionId;
     if (value.text !== undefined) {
-      const { data } = await client.request<{ writeControl?: { requiredRevisionId?: string } }>({
-        method: 'POST',
-        path: `/v1/documents/${encodeURIComponent(created.documentId)}:batchUpdate`,
-        json: {
-          requests: [{ insertText: { location: { index: 1 }, text: value.text } }],
-          // Nobody else can have edited a document this new; the check only guards the assumption.
-          ...(revisionId ? { writeControl: { requiredRevisionId: revisionId } } : {}),
-        },
-      });
-      revisionId = data.writeControl?.requiredRevisionId ?? revisionId;
+      try {
+        const { data } = await client.request<{ writeControl?: { requiredRevisionId?: string } }>({
+          method: 'POST',
+          path: `/v1/documents/${encodeURIComponent(created.documentId)}:batchUpdate`,
+          json: {
+            requests: [{ insertText: { location: { index: 1 }, text: value.text } }],
+            // Nobody else can have edited a document this new; the check only guards the assumption.
+            ...(revisionId ? { writeControl: { requiredRevisionId: revisionId } } : {}),
+          },
+        });
+        revisionId = data.writeControl?.requiredRevisionId ?? revisionId;
+      } catch (error) {
+        // The document exists by now: say so, or a retrying agent would create a second one.
+        if (!(error instanceof Problem)) throw error;
+        throw new Problem(
+          error.code,
+          `${error.detail} The document "${value.title}" was created (documentId ${created.documentId}) but is still empty: add the text with docs_update_document instead of creating another document.`,
+          { ...error.options, extensions: { ...error.options.extensions, document_id: created.documentId } },
+        );
+      }
     }
     return {
       documentId: created.documentId,

@@ -61,7 +61,7 @@ const input = Type.Object(
     }),
     locale: Type.Optional(
       Type.String({
-        pattern: '^[a-z]{2,3}(_[A-Z]{2})?$',
+        pattern: '^[a-z]{2,3}(_[A-Za-z0-9]{2,4}){0,2}$',
         description:
           'Locale for number and date formats: ISO 639 language, optionally "_" and an ISO 3166 country, e.g. "en_US", "de_DE", "fr". Default en_US.',
       }),
