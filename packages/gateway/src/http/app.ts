@@ -104,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         accounts: services.accounts,
         authorization: services.authorization,
       });
+      await api.register(toolRoutes, { engine: services.engine });
     },
     { prefix: '/api/v1' },
   );
