@@ -401,7 +401,6 @@ describe('HubSpot OAuth over HTTP', () => {
       redirect_uri: redirectUri,
       scope: 'oauth crm.objects.contacts.read',
       state: 's1',
-      response_type: 'code',
     }).toString();
     const location = new URL(await submitConsent(authorize.toString(), { userId, decision: 'allow' }));
     return token({
@@ -469,6 +468,26 @@ describe('HubSpot OAuth over HTTP', () => {
       status: 'BAD_CLIENT_SECRET',
       message: 'missing or invalid client secret',
     });
+    const unknownClient = await fetch(`${base}/oauth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: 'x',
+        client_id: 'no-such-client',
+        client_secret: clientSecret,
+      }),
+    });
+    expect(await unknownClient.json()).toMatchObject({
+      status: 'BAD_CLIENT_ID',
+      message: 'missing or unknown client id',
+    });
+    const noSecret = await fetch(`${base}/oauth/v1/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId }),
+    });
+    expect(await noSecret.json()).toMatchObject({ status: 'BAD_CLIENT_SECRET' });
 
     const badGrant = await token({ grant_type: 'password' });
     expect(badGrant).toMatchObject({ httpStatus: 400, status: 'BAD_GRANT_TYPE' });
@@ -484,7 +503,6 @@ describe('HubSpot OAuth over HTTP', () => {
       redirect_uri: redirectUri,
       scope: 'oauth',
       state: 's2',
-      response_type: 'code',
       code_challenge: challenge,
       code_challenge_method: 'S256',
     }).toString();
@@ -529,6 +547,63 @@ describe('HubSpot OAuth over HTTP', () => {
       status: 'BAD_AUTH_CODE',
       message: 'missing or unknown auth code',
     });
+  });
+
+  it('authorizes without response_type, as HubSpot does, but refuses another response type', async () => {
+    emu.control.registerClient('hubspot', { clientId, clientSecret, redirectUris: [redirectUri] });
+    const authorize = (extra: Record<string, string>) =>
+      `${base}/oauth/authorize?${new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'oauth',
+        state: 's3',
+        ...extra,
+      })}`;
+    const page = await fetch(authorize({}));
+    expect(page.status).toBe(200);
+    const location = new URL(await submitConsent(authorize({}), { userId: ADA, decision: 'allow' }));
+    expect(location.searchParams.get('code')).toMatch(/^na1-/);
+    const implicit = new URL(
+      await submitConsent(authorize({ response_type: 'token' }), { userId: ADA, decision: 'allow' }),
+    );
+    expect(implicit.searchParams.get('error')).toBe('unsupported_response_type');
+  });
+
+  it('a replayed install code revokes the tokens issued from it', async () => {
+    emu.control.registerClient('hubspot', { clientId, clientSecret, redirectUris: [redirectUri] });
+    const authorize = `${base}/oauth/authorize?${new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'oauth crm.objects.contacts.read',
+      state: 's4',
+    })}`;
+    const code = new URL(await submitConsent(authorize, { userId: ADA, decision: 'allow' })).searchParams.get(
+      'code',
+    )!;
+    const exchange = { grant_type: 'authorization_code', code, redirect_uri: redirectUri };
+    const issued = await token(exchange);
+    expect(issued.httpStatus).toBe(200);
+    expect(await token(exchange)).toMatchObject({ httpStatus: 400, status: 'BAD_AUTH_CODE' });
+    const crm = await call('GET', '/crm/v3/objects/contacts', { token: String(issued.access_token) });
+    expect(crm.status).toBe(401);
+    const refresh = await token({ grant_type: 'refresh_token', refresh_token: String(issued.refresh_token) });
+    expect(refresh).toMatchObject({ httpStatus: 400, status: 'BAD_REFRESH_TOKEN' });
+    expect((await fetch(`${base}/oauth/v1/refresh-tokens/${issued.refresh_token}`)).status).toBe(404);
+  });
+
+  it('describes tokens minted by the control API and words their expiry too', async () => {
+    const minted = emu.control.issueToken('hubspot', { userId: GRACE, clientId });
+    const access = await fetch(`${base}/oauth/v1/access-tokens/${minted.access_token}`);
+    expect(await access.json()).toMatchObject({ user: 'grace.hopper@example.com', token_type: 'access' });
+    const refresh = await fetch(`${base}/oauth/v1/refresh-tokens/${minted.refresh_token}`);
+    expect(await refresh.json()).toMatchObject({ client_id: clientId, token_type: 'refresh' });
+    emu.control.expireAccessTokens('hubspot', { userId: GRACE });
+    const expired = await call('GET', '/crm/v3/objects/contacts', { token: minted.access_token });
+    expect(expired.body).toMatchObject({
+      category: 'EXPIRED_AUTHENTICATION',
+      message: expect.stringMatching(/expired \d+ second\(s\) ago\.$/),
+    });
+    expect((await fetch(`${base}/oauth/v1/access-tokens/${minted.access_token}`)).status).toBe(404);
   });
 
   it('describes a live access token and reports the expiry of a dead one on CRM calls', async () => {

@@ -35,13 +35,12 @@ function sdkFor(userId: string): Client {
 }
 
 /**
- * The SDK builds the authorize URL for app.hubspot.com; keep its query, point it at the emulator.
- * HubSpot itself does not require `response_type` (the SDK omits it) but the shared authorize
- * endpoint of the emulator core does, so it is added here.
+ * The SDK builds the authorize URL for app.hubspot.com; keep its query (which has no
+ * `response_type`, as HubSpot does not need one), point it at the emulator.
  */
 function authorizeUrl(client: Client, state: string): string {
   const sdkUrl = new URL(client.oauth.getAuthorizationUrl(CLIENT_ID, REDIRECT_URI, SCOPES, undefined, state));
-  sdkUrl.searchParams.set('response_type', 'code');
+  expect(sdkUrl.searchParams.has('response_type')).toBe(false);
   return `${emu.urls.hubspot}/oauth/authorize${sdkUrl.search}`;
 }
 
@@ -123,6 +122,32 @@ describe('HubSpot SDK: OAuth', () => {
     await expect(
       client.oauth.tokensApi.create('authorization_code', code, REDIRECT_URI, CLIENT_ID, CLIENT_SECRET),
     ).rejects.toMatchObject({ code: 400, body: { status: 'BAD_AUTH_CODE' } });
+  });
+
+  it('tells an unknown client id (BAD_CLIENT_ID) from a wrong secret (BAD_CLIENT_SECRET)', async () => {
+    const client = new Client({ basePath: emu.urls.hubspot });
+    const code = await installApp(client, ADA);
+    await expect(
+      client.oauth.tokensApi.create('authorization_code', code, REDIRECT_URI, 'no-such-app', CLIENT_SECRET),
+    ).rejects.toMatchObject({
+      code: 400,
+      body: { status: 'BAD_CLIENT_ID', message: 'missing or unknown client id' },
+    });
+    await expect(
+      client.oauth.tokensApi.create('authorization_code', code, REDIRECT_URI, CLIENT_ID, 'wrong-secret'),
+    ).rejects.toMatchObject({
+      code: 400,
+      body: { status: 'BAD_CLIENT_SECRET', message: 'missing or invalid client secret' },
+    });
+    // Neither attempt used up the code.
+    const tokens = await client.oauth.tokensApi.create(
+      'authorization_code',
+      code,
+      REDIRECT_URI,
+      CLIENT_ID,
+      CLIENT_SECRET,
+    );
+    expect(tokens.accessToken).toMatch(/^CJ/);
   });
 });
 

@@ -10,14 +10,6 @@ export interface Caller {
   token: AccessTokenRecord;
 }
 
-/** The bearer token of a request, for wording an expiry the way HubSpot does. */
-function bearerOf(req: FastifyRequest): string | undefined {
-  const header = req.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  return match?.[1];
-}
-
 export function sendHubSpotAuthError(
   reply: FastifyReply,
   reason: AuthFailure,
@@ -49,9 +41,7 @@ export function authenticateCaller(
 ): Caller | undefined {
   const result = ctx.authenticate(req);
   if (!result.ok) {
-    const token = bearerOf(req);
-    const record = token ? getState().accessTokens.get(token) : undefined;
-    sendHubSpotAuthError(reply, result.reason, record?.expiresAt ?? undefined, ctx.clock());
+    sendHubSpotAuthError(reply, result.reason, result.expiredAt, ctx.clock());
     return undefined;
   }
   const portal = getState().portals.get(result.user.id);

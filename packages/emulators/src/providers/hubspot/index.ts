@@ -2,7 +2,7 @@ import type { FastifyError } from 'fastify';
 import type { EmulatorModule } from '../../core/types.js';
 import { sendHubSpotError } from './errors.js';
 import { sendHubSpotAuthError } from './http.js';
-import { hubspotOAuthProfile, registerTokenInfoRoutes, rememberState } from './oauth.js';
+import { hubspotOAuthProfile, registerTokenInfoRoutes } from './oauth.js';
 import { registerObjectRoutes } from './objects.js';
 import { registerOwnerRoutes } from './owners.js';
 import { registerPropertyRoutes } from './properties.js';
@@ -24,10 +24,9 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
   oauth: hubspotOAuthProfile,
   createState() {
     const portals = new Map(hubspotUsers.map((user, i) => [user.id, seedPortal(user, i)] as const));
-    return { portals, refreshTokens: new Map(), accessTokens: new Map() };
+    return { portals };
   },
   registerRoutes(app, ctx, getState) {
-    rememberState(ctx, getState);
     // A child scope so HubSpot's error shape for malformed bodies does not leak into the core's routes.
     app.register(async (scope) => {
       scope.setErrorHandler((error: FastifyError, _req, reply) => {
@@ -39,7 +38,7 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
       scope.addHook('onRoute', (route) => {
         route.bodyLimit ??= options.bodyLimit;
       });
-      registerTokenInfoRoutes(scope, ctx, getState);
+      registerTokenInfoRoutes(scope, ctx);
       registerOwnerRoutes(scope, ctx, getState);
       registerPropertyRoutes(scope, ctx, getState);
       registerSearchRoute(scope, ctx, getState);

@@ -1,22 +1,17 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { OAuthErrorKind, OAuthProfile, ProviderContext, TokenIssue } from '../../core/types.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type {
+  OAuthErrorKind,
+  OAuthProfile,
+  ProviderContext,
+  TokenErrorDetail,
+  TokenIssue,
+} from '../../core/types.js';
 import { correlationId, sendHubSpotError } from './errors.js';
-import type { GetState } from './http.js';
 import { portalIdentityOf } from './users.js';
 
 /** HubSpot access tokens live 30 minutes. */
 export const HUBSPOT_ACCESS_TOKEN_TTL_SECONDS = 1800;
-
-/**
- * The token endpoint's profile hook gets no state, so the routes leave their state getter here for it;
- * keyed by context so several emulator instances in one process stay apart.
- */
-const stateByContext = new WeakMap<ProviderContext, GetState>();
-
-export function rememberState(ctx: ProviderContext, getState: GetState): void {
-  stateByContext.set(ctx, getState);
-}
 
 /** A stable app id per client id: HubSpot reports the numeric id of the app a token belongs to. */
 export function appIdOf(clientId: string): number {
@@ -28,46 +23,62 @@ interface HubSpotOAuthError {
   message: string;
 }
 
-/**
- * Maps the core's RFC 6749 error onto HubSpot's `status`. The core's description tells apart the
- * several causes RFC 6749 lumps into `invalid_grant` / `invalid_client`.
- */
-export function hubspotOAuthError(kind: OAuthErrorKind, description: string): HubSpotOAuthError {
-  const text = description.toLowerCase();
+/** Maps the core's token-endpoint failure onto HubSpot's `status` and message. */
+export function hubspotOAuthError(
+  kind: OAuthErrorKind,
+  description: string,
+  detail: TokenErrorDetail,
+): HubSpotOAuthError {
   const badClientId = { status: 'BAD_CLIENT_ID', message: 'missing or unknown client id' };
   const badSecret = { status: 'BAD_CLIENT_SECRET', message: 'missing or invalid client secret' };
   const badGrantType = {
     status: 'BAD_GRANT_TYPE',
     message: 'grant_type must be one of: authorization_code, refresh_token',
   };
-  switch (kind) {
-    case 'invalid_client':
-    case 'unauthorized_client':
-      // A secret that is wrong or missing is HubSpot's most common client failure; an unknown id is the other.
-      return text.includes('secret') ? badSecret : badClientId;
+  const badAuthCode = { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code' };
+  const badRefreshToken = {
+    status: 'BAD_REFRESH_TOKEN',
+    message: 'refresh token is invalid, expired or revoked',
+  };
+  switch (detail.cause) {
+    case 'unknown_client':
+    case 'client_auth_method':
+      return badClientId;
+    case 'wrong_secret':
+      return badSecret;
+    case 'client_auth_missing':
+      // A client id without a secret is a missing secret; nothing at all is a missing client id.
+      return detail.clientId ? badSecret : badClientId;
     case 'unsupported_grant_type':
+    case 'refresh_unsupported':
       return badGrantType;
-    case 'invalid_scope':
-      return { status: 'BAD_SCOPES', message: description || 'invalid scopes' };
+    case 'missing_parameter':
+      if (detail.parameter === 'grant_type') return badGrantType;
+      if (detail.parameter === 'code') return badAuthCode;
+      if (detail.parameter === 'refresh_token') return badRefreshToken;
+      break;
+    case 'code_unknown':
+    case 'code_reused':
+    case 'code_expired':
+    case 'code_client_mismatch':
+      return badAuthCode;
+    case 'redirect_mismatch':
+      return {
+        status: 'BAD_REDIRECT_URI',
+        message: 'redirect_uri does not match the one of the authorization request',
+      };
+    case 'pkce_missing':
+    case 'pkce_mismatch':
+      return { status: 'BAD_CODE_VERIFIER', message: 'missing or invalid code verifier' };
+    case 'refresh_unknown':
+    case 'refresh_revoked':
+    case 'refresh_rotated':
+    case 'refresh_client_mismatch':
+      return badRefreshToken;
     default:
       break;
   }
-  if (text.includes('redirect')) {
-    return {
-      status: 'BAD_REDIRECT_URI',
-      message: 'redirect_uri does not match the one of the authorization request',
-    };
-  }
-  if (text.includes('verifier') || text.includes('pkce')) {
-    return { status: 'BAD_CODE_VERIFIER', message: 'missing or invalid code verifier' };
-  }
-  if (text.includes('grant_type') || text.includes('grant type')) return badGrantType;
-  if (text.includes('client_secret') || text.includes('client secret')) return badSecret;
-  if (text.includes('client_id') || text.includes('client id')) return badClientId;
-  if (text.includes('refresh') || (text.includes('token') && !text.includes('code'))) {
-    return { status: 'BAD_REFRESH_TOKEN', message: 'refresh token is invalid, expired or revoked' };
-  }
-  if (text.includes('code')) return { status: 'BAD_AUTH_CODE', message: 'missing or unknown auth code' };
+  if (kind === 'invalid_scope') return { status: 'BAD_SCOPES', message: description || 'invalid scopes' };
   return { status: 'BAD_REQUEST', message: description || 'invalid request' };
 }
 
@@ -82,17 +93,14 @@ export const hubspotOAuthProfile: OAuthProfile = {
   accessTokenTtlSeconds: HUBSPOT_ACCESS_TOKEN_TTL_SECONDS,
   // HubSpot answers a refresh with the same refresh token it issued at install.
   refreshTokens: 'static',
+  // HubSpot's install URL has no response_type (the SDK's getAuthorizationUrl leaves it out).
+  responseTypeOptional: true,
   validateAuthorizeRequest(params) {
     if (!params.scope || params.scope.trim() === '') return 'scope is required';
     return null;
   },
   tokenResponse(issue: TokenIssue, ctx: ProviderContext) {
     const refreshToken = issue.refreshToken ?? issue.grant.refreshToken;
-    const state = stateByContext.get(ctx)?.();
-    if (state) {
-      state.accessTokens.set(issue.access.token, issue.access);
-      if (refreshToken) state.refreshTokens.set(refreshToken, issue.grant);
-    }
     const expiresIn =
       issue.access.expiresAt === null
         ? HUBSPOT_ACCESS_TOKEN_TTL_SECONDS
@@ -110,8 +118,8 @@ export const hubspotOAuthProfile: OAuthProfile = {
     body.token_use = 'access_token';
     return body;
   },
-  tokenError(kind, description) {
-    const { status, message } = hubspotOAuthError(kind, description);
+  tokenError(kind, description, detail) {
+    const { status, message } = hubspotOAuthError(kind, description, detail);
     // Since 2026 HubSpot also sends the RFC 6749 fields next to its own.
     return {
       status: 400,
@@ -121,26 +129,18 @@ export const hubspotOAuthProfile: OAuthProfile = {
   tokenPrefix: { access: 'CJ', refresh: 'na1-', code: 'na1-' },
 };
 
+function sendTokenNotFound(reply: FastifyReply, kind: 'access' | 'refresh', token: string): FastifyReply {
+  return sendHubSpotError(reply, 404, 'OBJECT_NOT_FOUND', `${kind} token is invalid, expired or revoked`, {
+    context: { token: [token] },
+  });
+}
+
 /** The legacy v1 token-information endpoints. */
-export function registerTokenInfoRoutes(
-  app: FastifyInstance,
-  ctx: ProviderContext,
-  getState: GetState,
-): void {
+export function registerTokenInfoRoutes(app: FastifyInstance, ctx: ProviderContext): void {
   app.get('/oauth/v1/access-tokens/:token', async (req, reply) => {
     const { token } = req.params as { token: string };
-    // The core resolves bearer tokens only from a request, so ask it with one carrying this token.
-    const probe = {
-      headers: { authorization: `Bearer ${token}` },
-      query: {},
-      url: req.url,
-    } as unknown as FastifyRequest;
-    const result = ctx.authenticate(probe);
-    if (!result.ok) {
-      return sendHubSpotError(reply, 404, 'OBJECT_NOT_FOUND', 'access token is invalid, expired or revoked', {
-        context: { token: [token] },
-      });
-    }
+    const result = ctx.resolveAccessToken(token);
+    if (!result.ok) return sendTokenNotFound(reply, 'access', token);
     const identity = portalIdentityOf(result.user.id);
     const expiresAt = result.token.expiresAt;
     return reply.send({
@@ -162,18 +162,8 @@ export function registerTokenInfoRoutes(
 
   app.get('/oauth/v1/refresh-tokens/:token', async (req, reply) => {
     const { token } = req.params as { token: string };
-    const grant = getState().refreshTokens.get(token);
-    if (!grant || grant.revoked || grant.refreshToken !== token) {
-      return sendHubSpotError(
-        reply,
-        404,
-        'OBJECT_NOT_FOUND',
-        'refresh token is invalid, expired or revoked',
-        {
-          context: { token: [token] },
-        },
-      );
-    }
+    const grant = ctx.grantForRefreshToken(token);
+    if (!grant) return sendTokenNotFound(reply, 'refresh', token);
     const user = ctx.users.find((u) => u.id === grant.userId);
     const identity = portalIdentityOf(grant.userId);
     return reply.send({
@@ -190,18 +180,8 @@ export function registerTokenInfoRoutes(
 
   app.delete('/oauth/v1/refresh-tokens/:token', async (req, reply) => {
     const { token } = req.params as { token: string };
-    const grant = getState().refreshTokens.get(token);
-    if (grant?.revoked || !ctx.revokeToken(token)) {
-      return sendHubSpotError(
-        reply,
-        404,
-        'OBJECT_NOT_FOUND',
-        'refresh token is invalid, expired or revoked',
-        {
-          context: { token: [token] },
-        },
-      );
-    }
+    if (!ctx.grantForRefreshToken(token)) return sendTokenNotFound(reply, 'refresh', token);
+    ctx.revokeToken(token);
     return reply.code(204).send();
   });
 }

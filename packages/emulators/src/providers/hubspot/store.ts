@@ -1,4 +1,4 @@
-import type { AccessTokenRecord, EmulatedUser, Grant } from '../../core/types.js';
+import type { EmulatedUser } from '../../core/types.js';
 import { LAST_MODIFIED_PROPERTY, type ObjectTypeName } from './schema.js';
 
 /** One CRM record. Property values are strings, as HubSpot stores and returns them. */
@@ -44,12 +44,6 @@ export interface Portal {
 
 export interface HubSpotState {
   portals: Map<string, Portal>;
-  /**
-   * Token records seen by the token endpoint, so the v1 token-information endpoints can describe
-   * refresh tokens and expired access tokens (the core resolves only live bearer tokens).
-   */
-  refreshTokens: Map<string, Grant>;
-  accessTokens: Map<string, AccessTokenRecord>;
 }
 
 export function allocateId(portal: Portal): string {
