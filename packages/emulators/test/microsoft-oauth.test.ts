@@ -266,11 +266,66 @@ describe('Microsoft identity platform v2.0 emulator', () => {
 
     const refresh = await token({ grant_type: 'refresh_token', refresh_token: body.refresh_token! });
     expect(refresh.status).toBe(400);
-    expect(refresh.body.error).toBe('invalid_grant');
-    expect(refresh.body.error_description).toMatch(/^AADSTS\d+: /);
+    expectAadError(refresh.body, 'invalid_grant', 50173);
 
     const me = await graph('/me', body.access_token);
     expect(me.status).toBe(401);
     expect(((await me.json()) as { error: { code: string } }).error.code).toBe('InvalidAuthenticationToken');
+  });
+
+  it("revokeSignInSessions revokes all of the user's sessions, with every app, and no one else's", async () => {
+    const first = await signIn(FULL_SCOPE);
+    const second = await signIn(FULL_SCOPE);
+    const otherApp = emu.control.issueToken('microsoft', {
+      userId: GRACE_EMAIL,
+      clientId: 'another-app',
+      scopes: ['offline_access', 'User.Read'],
+    });
+    const ada = emu.control.issueToken('microsoft', {
+      userId: 'ada.lovelace@contoso.com',
+      clientId: CLIENT_ID,
+    });
+
+    const revoke = await graph('/me/revokeSignInSessions', first.access_token, { method: 'POST' });
+    expect(revoke.status).toBe(200);
+
+    for (const session of [first, second]) {
+      const refresh = await token({ grant_type: 'refresh_token', refresh_token: session.refresh_token! });
+      expectAadError(refresh.body, 'invalid_grant', 50173);
+      expect((await graph('/me', session.access_token)).status).toBe(401);
+    }
+    expect((await graph('/me', otherApp.access_token)).status).toBe(401);
+    expect((await graph('/me', ada.access_token)).status).toBe(200);
+    const adaRefresh = await token({ grant_type: 'refresh_token', refresh_token: ada.refresh_token! });
+    expect(adaRefresh.status).toBe(200);
+  });
+
+  it('answers an unknown client with unauthorized_client AADSTS700016 and a missing secret with 7000218', async () => {
+    const post = (fields: Record<string, string>) =>
+      fetch(`${emu.urls.microsoft}/common/oauth2/v2.0/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'x', ...fields }),
+      });
+    const unknown = await post({ client_id: 'ffffffff-0000-4000-8000-000000000000', client_secret: 's' });
+    expect(unknown.status).toBe(400);
+    const body = (await unknown.json()) as AadError;
+    expectAadError(body, 'unauthorized_client', 700016);
+    expect(body.error_description).toContain("'ffffffff-0000-4000-8000-000000000000'");
+
+    const noSecret = await post({ client_id: CLIENT_ID });
+    expect(noSecret.status).toBe(401);
+    expectAadError((await noSecret.json()) as AadError, 'invalid_client', 7000218);
+
+    const noRefreshToken = await token({ grant_type: 'refresh_token' });
+    expectAadError(noRefreshToken.body, 'invalid_request', 900144);
+    expect(noRefreshToken.body.error_description).toContain("parameter: 'refresh_token'");
+  });
+
+  it('keeps no refresh token on a grant without offline_access', async () => {
+    await signIn('User.Read');
+    const grants = [...emu.control.oauth('microsoft').grants.values()];
+    expect(grants).toHaveLength(1);
+    expect(grants[0]?.refreshToken).toBeUndefined();
   });
 });

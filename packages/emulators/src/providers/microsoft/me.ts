@@ -21,10 +21,11 @@ export function sendMe(call: GraphCall): FastifyReply {
 }
 
 /**
- * `POST /v1.0/me/revokeSignInSessions`: invalidates the refresh tokens the user has given this
- * client, so the next refresh fails with invalid_grant and the user must sign in again.
+ * `POST /v1.0/me/revokeSignInSessions`: invalidates every refresh token the user has been issued, for
+ * every application (not only the caller's), so each next refresh fails with invalid_grant
+ * (AADSTS50173) and the user must sign in again. The emulator also refuses the access tokens at once.
  */
 export function revokeSignInSessions(call: GraphCall): FastifyReply {
-  call.ctx.revokeToken(call.token.token);
+  call.ctx.revokeGrants({ userId: call.token.userId });
   return sendJson(call, 200, { '@odata.context': metadata(call, 'Edm.Boolean'), value: true });
 }

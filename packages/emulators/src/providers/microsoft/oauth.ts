@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OAuthErrorKind, OAuthProfile, TokenIssue } from '../../core/types.js';
+import type { OAuthErrorKind, OAuthProfile, TokenErrorDetail, TokenIssue } from '../../core/types.js';
 import { findMicrosoftUser } from './users.js';
 
 const GRAPH_RESOURCE = 'https://graph.microsoft.com/';
@@ -73,86 +73,102 @@ function idToken(issue: TokenIssue, nowSeconds: number): string | undefined {
   return fakeJwt(claims);
 }
 
+interface AadFailure {
+  code: number;
+  text: string;
+  /** When the platform answers with another error code or status than the core's kind implies. */
+  error?: string;
+  status?: number;
+}
+
+const INVALID_CODE: AadFailure = {
+  code: 70000,
+  text: "The provided value for the input parameter 'code' is not valid.",
+};
+const INVALID_REFRESH_TOKEN: AadFailure = {
+  code: 70000,
+  text: "The provided value for the input parameter 'refresh_token' or 'assertion' is not valid.",
+};
+
 /** The AADSTS code and sentence the identity platform uses for each failure the core reports. */
-function aadsts(kind: OAuthErrorKind, description: string): { code: number; text: string } {
-  const d = description.toLowerCase();
-  switch (kind) {
-    case 'invalid_client':
-      if (d.includes('secret is wrong') || d.includes('not found')) {
-        return {
-          code: 7000215,
-          text: 'Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app.',
-        };
-      }
+function aadsts(kind: OAuthErrorKind, description: string, detail: TokenErrorDetail): AadFailure {
+  switch (detail.cause) {
+    case 'wrong_secret':
+      return {
+        code: 7000215,
+        text: 'Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app.',
+      };
+    case 'unknown_client':
+      return {
+        code: 700016,
+        text: `Application with identifier '${detail.clientId ?? ''}' was not found in the directory. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.`,
+        error: 'unauthorized_client',
+        status: 400,
+      };
+    case 'client_auth_missing':
+    case 'client_auth_method':
       return {
         code: 7000218,
         text: "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.",
       };
-    case 'invalid_grant':
-      if (d.includes('already been used')) {
-        return {
-          code: 54005,
-          text: 'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
-        };
-      }
-      if (d.includes('code') && d.includes('expired')) {
-        return {
-          code: 70008,
-          text: 'The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource.',
-        };
-      }
-      if (d.includes('verifier')) {
-        return {
-          code: 501481,
-          text: 'The Code_Verifier does not match the code_challenge supplied in the authorization request.',
-        };
-      }
-      if (d.includes('redirect_uri')) {
-        return {
-          code: 50011,
-          text: 'The redirect URI specified in the request does not match the redirect URI used to obtain the authorization code.',
-        };
-      }
-      if (d.includes('revoked due to') || d.includes('signinsessions')) {
-        return {
-          code: 50173,
-          text: 'The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.',
-        };
-      }
-      if (d.includes('inactivity')) {
-        return { code: 700082, text: 'The refresh token has expired due to inactivity.' };
-      }
-      if (d.includes('auth code') || d.includes('authorization code')) {
-        return { code: 70000, text: "The provided value for the input parameter 'code' is not valid." };
-      }
+    case 'code_reused':
       return {
-        code: 70000,
-        text: "The provided value for the input parameter 'refresh_token' or 'assertion' is not valid.",
+        code: 54005,
+        text: 'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
       };
-    case 'unsupported_grant_type': {
-      const grant = /grant_type:\s*(\S+)/i.exec(description)?.[1] ?? '';
-      return { code: 70003, text: `The app requested an unsupported grant type '${grant}'.` };
-    }
-    case 'invalid_scope':
+    case 'code_expired':
       return {
-        code: 70011,
-        text: `The provided value for the input parameter 'scope' is not valid. ${description}`,
+        code: 70008,
+        text: 'The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource.',
       };
-    case 'unauthorized_client':
-      return { code: 700016, text: description };
-    default: {
-      const missing = /missing required parameter:\s*(\S+)/i.exec(description)?.[1];
+    case 'code_unknown':
+    case 'code_client_mismatch':
+      return INVALID_CODE;
+    case 'pkce_missing':
+    case 'pkce_mismatch':
+      return {
+        code: 501481,
+        text: 'The Code_Verifier does not match the code_challenge supplied in the authorization request.',
+      };
+    case 'redirect_mismatch':
+      return {
+        code: 50011,
+        text: 'The redirect URI specified in the request does not match the redirect URI used to obtain the authorization code.',
+      };
+    case 'refresh_revoked':
+      return {
+        code: 50173,
+        text: 'The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password.',
+      };
+    case 'refresh_unknown':
+    case 'refresh_rotated':
+    case 'refresh_client_mismatch':
+      return INVALID_REFRESH_TOKEN;
+    case 'unsupported_grant_type':
+    case 'refresh_unsupported':
+      return {
+        code: 70003,
+        text: `The app requested an unsupported grant type '${detail.grantType ?? ''}'.`,
+      };
+    case 'missing_parameter':
+      return {
+        code: 900144,
+        text: `The request body must contain the following parameter: '${detail.parameter ?? ''}'.`,
+      };
+    case 'unsupported_content_type':
       // A JSON body looks like one without parameters, which is how the platform words it.
-      const parameter = missing ?? (d.includes('content type') ? 'grant_type' : undefined);
-      if (parameter) {
-        return {
-          code: 900144,
-          text: `The request body must contain the following parameter: '${parameter}'.`,
-        };
-      }
-      return { code: 90014, text: description };
-    }
+      return { code: 900144, text: "The request body must contain the following parameter: 'grant_type'." };
+    default:
+      break;
   }
+  if (kind === 'invalid_scope') {
+    return {
+      code: 70011,
+      text: `The provided value for the input parameter 'scope' is not valid. ${description}`,
+    };
+  }
+  if (kind === 'unauthorized_client') return { code: 700016, text: description };
+  return { code: 90014, text: description };
 }
 
 /** `2024-05-01 12:00:00Z`, the identity platform's timestamp format. */
@@ -170,6 +186,8 @@ export const microsoftOAuthProfile: OAuthProfile = {
   scopeSeparator: ' ',
   accessTokenTtlSeconds: 3599,
   refreshTokens: 'rotate',
+  // Refresh tokens are only for clients that asked for offline_access.
+  issueRefreshToken: ({ scopes }) => hasScope(scopes, 'offline_access'),
   tokenPrefix: {
     // Header and payload of a JWT, so the token has the three dot-separated parts Graph expects.
     access:
@@ -201,22 +219,22 @@ export const microsoftOAuthProfile: OAuthProfile = {
       ext_expires_in: expiresIn,
       access_token: issue.access.token,
     };
-    // Refresh tokens are only for clients that asked for offline_access.
+    // Control-API grants always hold a refresh token; the platform hands one out only for offline_access.
     if (issue.refreshToken && hasScope(issue.grant.scopes, 'offline_access'))
       body.refresh_token = issue.refreshToken;
     const id = idToken(issue, Math.floor(now / 1000));
     if (id) body.id_token = id;
     return body;
   },
-  tokenError(kind, description) {
-    const { code, text } = aadsts(kind, description);
+  tokenError(kind, description, detail) {
+    const { code, text, error, status } = aadsts(kind, description, detail);
     const traceId = randomUUID();
     const correlationId = randomUUID();
     const timestamp = aadTimestamp(new Date());
     return {
-      status: kind === 'invalid_client' ? 401 : 400,
+      status: status ?? (kind === 'invalid_client' ? 401 : 400),
       body: {
-        error: kind,
+        error: error ?? kind,
         error_description: `AADSTS${code}: ${text}\r\nTrace ID: ${traceId}\r\nCorrelation ID: ${correlationId}\r\nTimestamp: ${timestamp}`,
         error_codes: [code],
         timestamp,
