@@ -412,6 +412,7 @@ describe('notes_ tools: provider errors', () => {
     const res = await run('notes_page_get', { page_id: 'd77ab1e8-297c-405e-851a-0ee8e9cd9993' }, 'grace');
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('account_not_active');
+    expect(res.body.account_status).toBe('EXPIRED');
     const link = res.body.authorization_link as { link: string; expires_at: string };
     expect(link.link).toMatch(/\/connect\//);
     // Ada's account is unaffected.
