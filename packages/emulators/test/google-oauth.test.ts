@@ -242,6 +242,15 @@ describe('Google OAuth emulator, through google-auth-library', () => {
       error_description: 'The OAuth client was not found.',
     });
 
+    const wrongSecret = await post({
+      grant_type: 'refresh_token',
+      refresh_token: '1//x',
+      client_id: CLIENT.clientId,
+      client_secret: 'GOCSPX-wrong',
+    });
+    expect(wrongSecret.status).toBe(401);
+    expect(await wrongSecret.json()).toEqual({ error: 'invalid_client', error_description: 'Unauthorized' });
+
     const badGrant = await post({
       grant_type: 'password',
       client_id: CLIENT.clientId,
@@ -258,12 +267,14 @@ describe('Google OAuth emulator, through google-auth-library', () => {
       state: 's',
     });
     const location = new URL(await submitConsent(unknown, { decision: 'allow' }));
-    expect(location.searchParams.get('error')).toMatch(/^invalid_(scope|request)$/);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('error_description')).toContain('gmail.send');
+    expect(location.searchParams.get('state')).toBe('s');
     expect(location.searchParams.get('code')).toBeNull();
 
     const none = oauth.generateAuthUrl({ state: 's' });
     const noScope = new URL(await submitConsent(none, { decision: 'allow' }));
-    expect(noScope.searchParams.get('error')).toMatch(/^invalid_(scope|request)$/);
+    expect(noScope.searchParams.get('error')).toBe('invalid_request');
   });
 
   it('reports a denied consent as access_denied', async () => {
@@ -272,5 +283,87 @@ describe('Google OAuth emulator, through google-auth-library', () => {
     const location = new URL(await submitConsent(url, { decision: 'deny' }));
     expect(location.searchParams.get('error')).toBe('access_denied');
     expect(location.searchParams.get('state')).toBe('d');
+  });
+
+  describe('refresh tokens follow access_type and prompt', () => {
+    const GRACE = '110000000000000000002';
+    /** Consents with the given extra authorize parameters and exchanges the code by hand. */
+    async function exchange(extra: Record<string, string>) {
+      const url = `${base}/o/oauth2/v2/auth?${new URLSearchParams({
+        client_id: CLIENT.clientId,
+        redirect_uri: CLIENT.redirectUris[0]!,
+        response_type: 'code',
+        scope: DRIVE_READONLY,
+        state: 'r',
+        ...extra,
+      })}`;
+      const code = new URL(await submitConsent(url, { decision: 'allow', userId: GRACE })).searchParams.get(
+        'code',
+      );
+      const res = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: code ?? '',
+          redirect_uri: CLIENT.redirectUris[0]!,
+          client_id: CLIENT.clientId,
+          client_secret: CLIENT.clientSecret,
+        }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { access_token: string; refresh_token?: string };
+    }
+
+    it('issues none for online access (the default)', async () => {
+      expect((await exchange({})).refresh_token).toBeUndefined();
+      expect((await exchange({ access_type: 'online', prompt: 'consent' })).refresh_token).toBeUndefined();
+      const grants = [...emu.control.oauth('google').grants.values()];
+      expect(grants.every((g) => g.refreshToken === undefined)).toBe(true);
+    });
+
+    it('issues one for offline access the first time, again only with prompt=consent or after revocation', async () => {
+      const first = await exchange({ access_type: 'offline' });
+      expect(first.refresh_token).toMatch(/^1\/\//);
+      expect((await exchange({ access_type: 'offline' })).refresh_token).toBeUndefined();
+      const forced = await exchange({ access_type: 'offline', prompt: 'select_account consent' });
+      expect(forced.refresh_token).toMatch(/^1\/\//);
+      expect(forced.refresh_token).not.toBe(first.refresh_token);
+
+      // The first refresh token still works.
+      const refresh = await fetch(`${base}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token!,
+          client_id: CLIENT.clientId,
+          client_secret: CLIENT.clientSecret,
+        }),
+      });
+      expect(refresh.status).toBe(200);
+
+      emu.control.revokeGrants('google', { userId: GRACE });
+      expect((await exchange({ access_type: 'offline' })).refresh_token).toMatch(/^1\/\//);
+    });
+
+    it('revokes the tokens issued from a code that is replayed', async () => {
+      const oauth = client();
+      const { code, verifier } = await authorize(oauth, [CALENDAR]);
+      const { tokens } = await oauth.getToken({ code, codeVerifier: verifier });
+      const replay = await oauth
+        .getToken({ code, codeVerifier: verifier })
+        .catch((e: { response?: { status: number; data: unknown } }) => e.response);
+      expect(replay).toMatchObject({ status: 400, data: { error: 'invalid_grant' } });
+      const api = await fetch(`${base}/calendar/v3/users/me/calendarList`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      expect(api.status).toBe(401);
+      oauth.setCredentials({ refresh_token: tokens.refresh_token });
+      const refresh = await oauth
+        .refreshAccessToken()
+        .catch((e: { response?: { status: number; data: unknown } }) => e.response);
+      expect(refresh).toMatchObject({ status: 400, data: { error: 'invalid_grant' } });
+    });
   });
 });

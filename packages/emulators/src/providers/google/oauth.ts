@@ -2,6 +2,8 @@ import { createSign, generateKeyPairSync } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   AuthFailure,
+  AuthorizeProblem,
+  Grant,
   OAuthErrorKind,
   OAuthProfile,
   ProviderContext,
@@ -35,13 +37,35 @@ export const GOOGLE_SCOPES: ReadonlySet<string> = new Set([
   ].map((s) => SCOPE_BASE + s),
 ]);
 
-/** Checks a space-separated `scope` parameter; returns why it is refused, or null. */
-export function checkGoogleScopeParam(scope: string | undefined): string | null {
+/**
+ * Checks a space-separated `scope` parameter; returns why it is refused (a missing scope is
+ * `invalid_request`, an unknown one `invalid_scope`, as at Google), or null.
+ */
+export function checkGoogleScopeParam(scope: string | undefined): AuthorizeProblem | null {
   const scopes = (scope ?? '').split(' ').filter(Boolean);
   if (scopes.length === 0) return 'Missing required parameter: scope';
   const unknown = scopes.filter((s) => !GOOGLE_SCOPES.has(s));
-  if (unknown.length > 0) return `Some requested scopes were invalid. {invalid=[${unknown.join(', ')}]}`;
+  if (unknown.length > 0) {
+    return {
+      error: 'invalid_scope',
+      description: `Some requested scopes were invalid. {invalid=[${unknown.join(', ')}]}`,
+    };
+  }
   return null;
+}
+
+/**
+ * Google hands out a refresh token only for `access_type=offline`, and only the first time the user
+ * consents to the client; after that only when `prompt` includes `consent` (the earlier refresh token
+ * keeps working either way). Revoking the access makes the next consent the first again.
+ */
+export function googleIssuesRefreshToken(
+  params: Readonly<Record<string, string>>,
+  liveGrants: Grant[],
+): boolean {
+  if (params.access_type !== 'offline') return false;
+  const forcedConsent = (params.prompt ?? '').split(' ').includes('consent');
+  return forcedConsent || !liveGrants.some((grant) => grant.refreshToken !== undefined);
 }
 
 /**
@@ -114,6 +138,7 @@ export const googleOAuthProfile: OAuthProfile = {
   validateAuthorizeRequest(params) {
     return checkGoogleScopeParam(params.scope);
   },
+  issueRefreshToken: ({ params, liveGrants }) => googleIssuesRefreshToken(params, liveGrants),
   tokenResponse(issue, ctx) {
     const expiresIn =
       issue.access.expiresAt === null
@@ -133,11 +158,11 @@ export const googleOAuthProfile: OAuthProfile = {
     }
     return body;
   },
-  tokenError(kind, description) {
-    return {
-      status: TOKEN_ERROR_STATUS[kind],
-      body: { error: kind, error_description: TOKEN_ERROR_DESCRIPTION[kind] ?? description },
-    };
+  tokenError(kind, description, detail) {
+    // A known client with a wrong secret is "Unauthorized"; an unknown one "not found".
+    const fixed =
+      detail.cause === 'wrong_secret' ? 'Unauthorized' : (TOKEN_ERROR_DESCRIPTION[kind] ?? description);
+    return { status: TOKEN_ERROR_STATUS[kind], body: { error: kind, error_description: fixed } };
   },
   tokenPrefix: { access: 'ya29.', refresh: '1//', code: '4/' },
 };
