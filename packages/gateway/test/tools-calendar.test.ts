@@ -75,6 +75,32 @@ afterEach(() => {
   control().clearFaults();
 });
 
+describe('catalog', () => {
+  it('lists the six calendar_ tools with their schemas', async () => {
+    const res = await t.api('/api/v1/tools?provider=google_calendar');
+    expect(res.status).toBe(200);
+    const tools = (
+      (await res.json()) as { data: Array<{ name: string; input_schema: Record<string, unknown> }> }
+    ).data;
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'calendar_create_event',
+      'calendar_delete_event',
+      'calendar_get_event_by_id',
+      'calendar_list_calendars',
+      'calendar_list_events',
+      'calendar_update_event',
+    ]);
+    for (const tool of tools) {
+      expect(tool.input_schema).toMatchObject({ type: 'object', additionalProperties: false });
+      for (const [name, prop] of Object.entries(
+        tool.input_schema.properties as Record<string, { description?: string }>,
+      )) {
+        expect(prop.description, `${tool.name}.${name}`).toEqual(expect.any(String));
+      }
+    }
+  });
+});
+
 describe('calendar_list_calendars', () => {
   it('lists the calendars with their access roles and pages through them', async () => {
     const res = await run('calendar_list_calendars', {});
@@ -542,6 +568,20 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
       { event_id: eventId, event_type: 'focusTime' },
       '/tool_input/event_type',
     );
+  });
+
+  it('refuses a duration for an all-day event once it has read the event', async () => {
+    const allDay = [...calendarOf().events.get(ADA_EMAIL)!.values()].find(
+      (e) => (e.resource.start as { date?: string }).date !== undefined,
+    )!.resource;
+    const before = structuredClone(allDay);
+    const res = await run('calendar_update_event', { event_id: allDay.id, event_duration_hour: 2 });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      code: 'invalid_input',
+      errors: [expect.objectContaining({ path: '/tool_input/event_duration_hour' })],
+    });
+    expect(storedEvent(allDay.id)).toEqual(before);
   });
 
   it('deletes an event (it becomes cancelled) and a second delete is not found', async () => {

@@ -109,6 +109,29 @@ afterEach(() => {
   control().clearFaults();
 });
 
+describe('catalog', () => {
+  it('lists the three drive_ tools with their schemas', async () => {
+    const res = await t.api('/api/v1/tools?provider=google_drive');
+    expect(res.status).toBe(200);
+    const tools = (
+      (await res.json()) as { data: Array<{ name: string; input_schema: Record<string, unknown> }> }
+    ).data;
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'drive_get_file_metadata',
+      'drive_search_content',
+      'drive_search_files',
+    ]);
+    for (const tool of tools) {
+      expect(tool.input_schema).toMatchObject({ type: 'object', additionalProperties: false });
+      for (const [name, prop] of Object.entries(
+        tool.input_schema.properties as Record<string, { description?: string }>,
+      )) {
+        expect(prop.description, `${tool.name}.${name}`).toEqual(expect.any(String));
+      }
+    }
+  });
+});
+
 describe('drive_get_file_metadata', () => {
   it('returns the metadata of a file, by default and with chosen fields', async () => {
     const note = fileNamed('Note G.txt');

@@ -206,7 +206,9 @@ export const calendarUpdateEvent = defineTool({
     // Read the event only when its current times matter: to keep its length or its time zone.
     const current =
       changesTime &&
-      (i.timezone === undefined || (i.end_datetime === undefined && !hasDuration(i)) || !i.start_datetime)
+      (i.timezone === undefined ||
+        (i.start_datetime !== undefined && i.end_datetime === undefined && !hasDuration(i)) ||
+        (i.start_datetime === undefined && hasDuration(i)))
         ? await currentTimes(client, i)
         : undefined;
     const timeZone = i.timezone ?? current?.timeZone;
