@@ -232,4 +232,44 @@ describe('revocation and introspection', () => {
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: 'invalid_client' });
   });
+
+  it('checks the Basic client credentials on revoke and introspect: a wrong secret or unknown client is 401', async () => {
+    const code = await authorize();
+    const token = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI });
+    const accessToken = String(token.body.access_token);
+    const post = (path: string, authorization: string) =>
+      fetch(`${emu.urls.notion}/v1/oauth/${path}`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ token: accessToken }),
+      });
+    for (const path of ['introspect', 'revoke']) {
+      for (const authorization of [
+        basic(CLIENT_ID, 'wrong-secret'),
+        basic('no-such-client', CLIENT_SECRET),
+      ]) {
+        const res = await post(path, authorization);
+        expect(res.status).toBe(401);
+        expect(await res.json()).toMatchObject({ error: 'invalid_client', request_id: expect.any(String) });
+      }
+    }
+    // The refused revocations revoked nothing.
+    const introspect = await post('introspect', basic());
+    expect(await introspect.json()).toMatchObject({ active: true });
+    await expect(sdk(accessToken).users.me({})).resolves.toMatchObject({ type: 'bot' });
+  });
+});
+
+describe('authorize without state', () => {
+  it('is accepted, as at Notion: the redirect carries the code and no state', async () => {
+    const url = new URL(authorizeUrl());
+    url.searchParams.delete('state');
+    const location = new URL(await submitConsent(url.toString(), { userId: GRACE, decision: 'allow' }));
+    expect(location.searchParams.has('state')).toBe(false);
+    const code = location.searchParams.get('code');
+    expect(code).toMatch(/^ncd_/);
+    const token = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI });
+    expect(token.status).toBe(200);
+    expect(token.body.access_token).toMatch(/^ntn_/);
+  });
 });

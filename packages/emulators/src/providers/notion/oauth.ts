@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { parseBasicCredentials } from '../../core/oauth-routes.js';
 import type { OAuthProfile, ProviderContext } from '../../core/types.js';
 import { requestId, sendNotionError } from './errors.js';
 import { isRecord } from './rich-text.js';
@@ -17,6 +18,8 @@ export const notionOAuthProfile: OAuthProfile = {
   scopeSeparator: ' ',
   accessTokenTtlSeconds: null,
   refreshTokens: 'rotate',
+  // Notion's authorization URL does not need a `state` (the integration settings page's URL has none).
+  stateOptional: true,
   validateAuthorizeRequest(params) {
     if (params.owner !== 'user') return 'owner must be "user".';
     return null;
@@ -56,53 +59,49 @@ export const notionOAuthProfile: OAuthProfile = {
   tokenPrefix: { access: 'ntn_', refresh: 'nrt_', code: 'ncd_' },
 };
 
-function basicClientId(header: string | undefined): string | null {
-  if (!header?.startsWith('Basic ')) return null;
-  const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon > 0 ? decoded.slice(0, colon) : null;
+/**
+ * Checks the request's HTTP Basic client credentials as the token endpoint does; answers 401
+ * `invalid_client` itself (returning false) when they are missing, malformed or wrong.
+ */
+function authenticateClient(req: FastifyRequest, reply: FastifyReply, ctx: ProviderContext): boolean {
+  const credentials = parseBasicCredentials(req.headers.authorization);
+  if (credentials && ctx.verifyClient(credentials.clientId, credentials.clientSecret).ok) return true;
+  void reply.code(401).send({
+    error: 'invalid_client',
+    error_description: 'Client authentication failed.',
+    request_id: requestId(),
+  });
+  return false;
 }
 
-/** Token revocation and introspection, which Notion serves next to its token endpoint. */
+function tokenOf(body: unknown): string | undefined {
+  const token = isRecord(body) ? body.token : undefined;
+  return typeof token === 'string' && token !== '' ? token : undefined;
+}
+
+function sendMissingToken(reply: FastifyReply): FastifyReply {
+  return sendNotionError(
+    reply,
+    400,
+    'validation_error',
+    'body failed validation: body.token should be defined, instead was `undefined`.',
+  );
+}
+
+/** Token revocation and introspection, which Notion serves next to its token endpoint (Basic client auth). */
 export function registerNotionOAuthExtras(app: FastifyInstance, ctx: ProviderContext): void {
   app.post('/v1/oauth/revoke', async (req, reply) => {
-    if (!basicClientId(req.headers.authorization)) {
-      return reply.code(401).send({
-        error: 'invalid_client',
-        error_description: 'Client authentication failed.',
-        request_id: requestId(),
-      });
-    }
-    const token = isRecord(req.body) ? req.body.token : undefined;
-    if (typeof token !== 'string' || token === '') {
-      return sendNotionError(
-        reply,
-        400,
-        'validation_error',
-        'body failed validation: body.token should be defined, instead was `undefined`.',
-      );
-    }
+    if (!authenticateClient(req, reply, ctx)) return reply;
+    const token = tokenOf(req.body);
+    if (!token) return sendMissingToken(reply);
     ctx.revokeToken(token);
     return reply.code(200).send({ request_id: requestId() });
   });
 
   app.post('/v1/oauth/introspect', async (req, reply) => {
-    if (!basicClientId(req.headers.authorization)) {
-      return reply.code(401).send({
-        error: 'invalid_client',
-        error_description: 'Client authentication failed.',
-        request_id: requestId(),
-      });
-    }
-    const token = isRecord(req.body) ? req.body.token : undefined;
-    if (typeof token !== 'string' || token === '') {
-      return sendNotionError(
-        reply,
-        400,
-        'validation_error',
-        'body failed validation: body.token should be defined, instead was `undefined`.',
-      );
-    }
+    if (!authenticateClient(req, reply, ctx)) return reply;
+    const token = tokenOf(req.body);
+    if (!token) return sendMissingToken(reply);
     const resolved = ctx.resolveAccessToken(token);
     // Notion has no scopes, so an active token reports none.
     return reply.code(200).send({ active: resolved.ok, request_id: requestId() });
