@@ -20,8 +20,12 @@ export interface IssuedAccessToken {
   expires_in: number;
 }
 
+/** Verified tokens kept in memory (a token is reused for its whole life; WebCrypto HMAC is not free). */
+const VERIFIED_CACHE_LIMIT = 10_000;
+
 export class AccessTokenIssuer {
   private readonly signingKeys = new Map<string, Uint8Array>();
+  private readonly verified = new Map<string, { claims: AccessTokenClaims; expiresAt: number }>();
 
   constructor(
     private readonly keyring: Keyring,
@@ -55,6 +59,8 @@ export class AccessTokenIssuer {
   async verify(
     token: string,
   ): Promise<{ ok: true; claims: AccessTokenClaims } | { ok: false; reason: string }> {
+    const cached = this.verified.get(token);
+    if (cached && cached.expiresAt > Date.now()) return { ok: true, claims: cached.claims };
     try {
       const { payload } = await jwtVerify(
         token,
@@ -68,7 +74,10 @@ export class AccessTokenIssuer {
       if (typeof payload.sub !== 'string' || typeof payload.env !== 'string') {
         return { ok: false, reason: 'The access token is missing its subject.' };
       }
-      return { ok: true, claims: { clientId: payload.sub, environmentId: payload.env } };
+      const claims = { clientId: payload.sub, environmentId: payload.env };
+      if (this.verified.size >= VERIFIED_CACHE_LIMIT) this.verified.clear();
+      this.verified.set(token, { claims, expiresAt: (payload.exp ?? 0) * 1000 });
+      return { ok: true, claims };
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {
         return {

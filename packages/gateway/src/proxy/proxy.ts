@@ -24,6 +24,9 @@ const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'c
 // A provider's cookies belong to its own domain; they are not handed to the caller.
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie']);
 
+/** Responses up to this size are relayed in one write instead of a stream (fewer syscalls). */
+const SMALL_BODY_BYTES = 64 * 1024;
+
 /** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
 const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
@@ -50,19 +53,9 @@ export class ProxyService {
 
     const raw = req.body as IncomingMessage | undefined;
     const body = await this.prepareBody(req, raw);
-    const abort = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
-    });
-
+    // A caller that goes away mid-response destroys the relayed body, which aborts the upstream request.
     const send = (c: Credential) =>
-      this.deps.http.send({
-        url,
-        method: req.method,
-        headers: this.upstreamHeaders(req, c),
-        body,
-        signal: abort.signal,
-      });
+      this.deps.http.send({ url, method: req.method, headers: this.upstreamHeaders(req, c), body });
     let response = await send(credential);
     const replayable = body === null || Buffer.isBuffer(body);
     if (response.statusCode === 401 && replayable) {
@@ -101,11 +94,16 @@ export class ProxyService {
     return headers;
   }
 
-  private relay(reply: FastifyReply, response: Dispatcher.ResponseData): FastifyReply {
+  private async relay(reply: FastifyReply, response: Dispatcher.ResponseData): Promise<FastifyReply> {
     reply.code(response.statusCode);
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined || NOT_FORWARDED_DOWN.has(name)) continue;
       reply.header(name, value);
+    }
+    // Small bodies of known length go out in one write; everything else streams through.
+    const length = Number(response.headers['content-length']);
+    if (Number.isFinite(length) && length <= SMALL_BODY_BYTES) {
+      return reply.send(Buffer.from(await response.body.arrayBuffer()));
     }
     return reply.send(response.body);
   }

@@ -1,0 +1,151 @@
+// Shared pieces of the benchmarks: processes, a keep-alive load generator, PostgreSQL schemas.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+export const EMULATORS_BIN = fileURLToPath(new URL('../../emulators/dist/bin.js', import.meta.url));
+export const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a process and waits until `readyUrl` answers 200; returns the child, its output and the time it took. */
+export async function startProcess(script, args, env, readyUrl) {
+  const began = process.hrtime.bigint();
+  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH, ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  for (;;) {
+    try {
+      const res = await fetch(readyUrl);
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {}
+    if (child.exitCode !== null) throw new Error(`${script} exited: ${out}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { child, output: () => out, ms: Number(process.hrtime.bigint() - began) / 1e6 };
+}
+
+/** Starts `portico start` on a free port; resolves once /readyz answers. */
+export async function startGateway(env) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = await startProcess(
+    CLI,
+    ['start'],
+    {
+      PORTICO_HOST: '127.0.0.1',
+      PORTICO_PORT: String(port),
+      PORTICO_PUBLIC_URL: url,
+      PORTICO_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    `${url}/readyz`,
+  );
+  const creds = /client_id:\s+(\S+)\n\s+client_secret:\s+(\S+)/.exec(started.output());
+  return { ...started, url, creds: creds && { id: creds[1], secret: creds[2] } };
+}
+
+export async function gatewayToken(url, creds) {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: creds.id,
+      client_secret: creds.secret,
+    }),
+  });
+  return (await res.json()).access_token;
+}
+
+export async function stop(child) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+}
+
+/** Keep-alive load for `seconds` with `concurrency` connections; latencies in ms. */
+export async function load({ url, headers = {}, seconds, concurrency }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target = new URL(url);
+  const latencies = [];
+  let errors = 0;
+  const deadline = Date.now() + seconds * 1000;
+  const one = () =>
+    new Promise((resolve) => {
+      const t0 = process.hrtime.bigint();
+      const req = http.get(target, { agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode !== 200) errors++;
+          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) await one();
+    }),
+  );
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const pct = (p) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+  return {
+    requests: latencies.length,
+    rps: latencies.length / ((Date.now() - started) / 1000),
+    p50: pct(50),
+    p99: pct(99),
+    errors,
+  };
+}
+
+/** A throw-away PostgreSQL schema, or undefined when the database is unreachable. */
+export async function postgresSchema() {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    return { skipped: error.message };
+  }
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  await client.query(`CREATE SCHEMA ${schema}`);
+  return {
+    env: {
+      DATABASE_URL: `${PG_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      PORTICO_MASTER_KEY: randomBytes(32).toString('base64'),
+    },
+    async drop() {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Current resident memory of a process in bytes (Linux). */
+export async function rssOf(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+}

@@ -1,0 +1,193 @@
+// Benchmark: what the proxy costs. In one run, against the same emulator endpoint with a small JSON
+// body: requests/s and p50/p99 latency direct to the emulator vs through the gateway (ratio and
+// added p50), on the embedded store and on PostgreSQL; then peak gateway RSS while 1 GiB streams
+// up and down through the proxy.
+// Usage: npm run bench:proxy [-- --seconds 10 --concurrency 32 --stream-mib 1024]
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { submitConsent } from '@portico/emulators';
+import {
+  EMULATORS_BIN,
+  freePort,
+  gatewayToken,
+  load,
+  postgresSchema,
+  rssOf,
+  startGateway,
+  startProcess,
+  stop,
+} from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '32' },
+    'stream-mib': { type: 'string', default: '1024' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const CONCURRENCY = Number(values.concurrency);
+const STREAM_BYTES = Number(values['stream-mib']) * 1024 * 1024;
+
+const emulatorPort = await freePort();
+const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
+const emulators = await startProcess(
+  EMULATORS_BIN,
+  ['--port', String(emulatorPort)],
+  {},
+  `${emulatorUrl}/_emulator`,
+);
+
+async function authorize(gw, token, provider, connection, identifier) {
+  const api = (p, body) =>
+    fetch(`${gw.url}${p}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+  await api('/api/v1/connections', { name: connection, provider, sandbox: true });
+  const { link } = await api('/api/v1/connected-accounts/authorization-link', {
+    connection_name: connection,
+    identifier,
+  });
+  const start = await fetch(link, { redirect: 'manual' });
+  const callback = await submitConsent(start.headers.get('location'), { decision: 'allow' });
+  const done = await fetch(callback, { redirect: 'manual' });
+  if (done.status !== 200) throw new Error(`authorization failed: ${done.status}`);
+}
+
+/** An access token minted at the emulator, for the direct (gateway-less) baseline. */
+async function directToken() {
+  const { emulators: list } = await (await fetch(`${emulatorUrl}/_emulator`)).json();
+  const userId = list.find((e) => e.key === 'notion').users[0].id;
+  const res = await fetch(`${emulatorUrl}/_emulator/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ emulator: 'notion', user_id: userId }),
+  });
+  return (await res.json()).access_token;
+}
+
+function fmt(r) {
+  return `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  (${r.errors} errors)`;
+}
+
+async function bench(label, env) {
+  const gw = await startGateway({ ...env, PORTICO_SANDBOX_URL: emulatorUrl });
+  try {
+    const token = await gatewayToken(gw.url, gw.creds);
+    await authorize(gw, token, 'notion', 'notion', 'bench-user');
+    const direct = {
+      url: `${emulatorUrl}/notion/v1/users/me`,
+      headers: { authorization: `Bearer ${await directToken()}`, 'notion-version': '2022-06-28' },
+      concurrency: CONCURRENCY,
+    };
+    const through = {
+      url: `${gw.url}/proxy/v1/users/me`,
+      headers: { authorization: `Bearer ${token}`, connection_name: 'notion', identifier: 'bench-user' },
+      concurrency: CONCURRENCY,
+    };
+    await load({ ...direct, seconds: 2 });
+    await load({ ...through, seconds: 2 });
+    const d = await load({ ...direct, seconds: SECONDS });
+    const g = await load({ ...through, seconds: SECONDS });
+    // Added latency is measured one request at a time, where queueing does not hide it.
+    const d1 = await load({ ...direct, concurrency: 1, seconds: Math.min(SECONDS, 5) });
+    const g1 = await load({ ...through, concurrency: 1, seconds: Math.min(SECONDS, 5) });
+    console.log(`${label} — GET /v1/users/me`);
+    console.log(`  direct   ${fmt(d)}   | 1 connection: p50 ${d1.p50.toFixed(3)} ms`);
+    console.log(`  gateway  ${fmt(g)}   | 1 connection: p50 ${g1.p50.toFixed(3)} ms`);
+    console.log(
+      `  ratio    throughput ${(g.rps / d.rps).toFixed(2)} of direct at ${CONCURRENCY} connections (target ≥ 0.6); ` +
+        `added p50 ${(g1.p50 - d1.p50).toFixed(3)} ms on one connection (target < 1 ms)`,
+    );
+    return { gw, token };
+  } catch (error) {
+    await stop(gw.child);
+    throw error;
+  }
+}
+
+async function streaming(gw, token) {
+  await authorize(gw, token, 'google_drive', 'drive', 'bench-user');
+  const pid = gw.child.pid;
+  const before = await rssOf(pid);
+  let peak = before;
+  const sampler = setInterval(
+    () =>
+      rssOf(pid).then(
+        (r) => (peak = Math.max(peak, r)),
+        () => {},
+      ),
+    50,
+  );
+  const chunk = randomBytes(1024 * 1024);
+  const sentHash = createHash('sha256');
+  let sent = 0;
+  const source = Readable.from(
+    (function* () {
+      while (sent < STREAM_BYTES) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, STREAM_BYTES - sent));
+        sent += piece.length;
+        sentHash.update(piece);
+        yield piece;
+      }
+    })(),
+  );
+  const headers = { authorization: `Bearer ${token}`, connection_name: 'drive', identifier: 'bench-user' };
+  const t0 = Date.now();
+  const uploaded = await new Promise((resolve, reject) => {
+    const req = http.request(
+      `${gw.url}/proxy/upload/drive/v3/files?uploadType=media&name=bench.bin`,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/octet-stream', 'content-length': STREAM_BYTES },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve(JSON.parse(body)));
+      },
+    );
+    req.on('error', reject);
+    source.pipe(req);
+  });
+  const upMs = Date.now() - t0;
+  const t1 = Date.now();
+  const res = await fetch(`${gw.url}/proxy/drive/v3/files/${uploaded.id}?alt=media`, { headers });
+  const got = createHash('sha256');
+  for await (const piece of res.body) got.update(piece);
+  const downMs = Date.now() - t1;
+  clearInterval(sampler);
+  const same = got.digest('hex') === sentHash.digest('hex');
+  const mib = (b) => (b / 1024 / 1024).toFixed(0);
+  console.log(
+    `streaming ${mib(STREAM_BYTES)} MiB: upload ${(STREAM_BYTES / 1024 / 1024 / (upMs / 1000)).toFixed(0)} MiB/s, download ${(STREAM_BYTES / 1024 / 1024 / (downMs / 1000)).toFixed(0)} MiB/s, ` +
+      `bytes ${same ? 'identical' : 'DIFFERENT'}; gateway RSS ${mib(before)} MiB before, peak ${mib(peak)} MiB (growth ${mib(peak - before)} MiB, target < 64)`,
+  );
+}
+
+try {
+  const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
+  const embedded = await bench('embedded store', { PORTICO_DATA_DIR: dir });
+  await streaming(embedded.gw, embedded.token);
+  await stop(embedded.gw.child);
+  await rm(dir, { recursive: true, force: true });
+  const pgSchema = await postgresSchema();
+  if (pgSchema.skipped) console.log(`postgres skipped: ${pgSchema.skipped}`);
+  else {
+    try {
+      const onPg = await bench('PostgreSQL', pgSchema.env);
+      await stop(onPg.gw.child);
+    } finally {
+      await pgSchema.drop();
+    }
+  }
+} finally {
+  await stop(emulators.child);
+}
