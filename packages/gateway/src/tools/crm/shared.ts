@@ -1,7 +1,8 @@
-import { type TString, type TUnsafe, Type } from '@sinclair/typebox';
+import { type TString, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
+import { stringEnum } from '../schema.js';
 
 /**
  * What the `crm_` tools share: HubSpot's CRM v3 object endpoints, the spec's property names mapped
@@ -62,17 +63,6 @@ export const LEAD_STATUSES = [
   'CONNECTED',
   'BAD_TIMING',
 ] as const;
-
-/**
- * A string enum as plain JSON Schema `{type: "string", enum}`: agent frameworks read it directly,
- * and a wrong value is reported as "must be one of: …" (a union of literals reports each branch).
- */
-export function stringEnum<const T extends readonly string[]>(
-  values: T,
-  description: string,
-): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
-}
 
 export const leadStatusSchema = stringEnum(
   LEAD_STATUSES,
@@ -413,3 +403,5 @@ export function pickProperties(
 export const READ_ONLY = { read_only: true, destructive: false, idempotent: true } as const;
 export const CREATE = { read_only: false, destructive: false, idempotent: false } as const;
 export const UPDATE = { read_only: false, destructive: true, idempotent: true } as const;
+
+export { stringEnum };

@@ -1,9 +1,5 @@
-import { type SchemaOptions, Type } from '@sinclair/typebox';
-
-/** A string limited to the provider's documented values, as a plain JSON Schema `enum`. */
-export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
-  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
-}
+import { Type } from '@sinclair/typebox';
+import { stringEnum } from '../schema.js';
 
 export const documentId = Type.String({
   minLength: 10,
@@ -59,3 +55,5 @@ export function bodyContentOf(document: Record<string, unknown>): unknown {
   const tabs = document.tabs as Array<{ documentTab?: { body?: { content?: unknown } } }> | undefined;
   return tabs?.[0]?.documentTab?.body?.content;
 }
+
+export { stringEnum };

@@ -1,7 +1,8 @@
-import { type Static, type TUnsafe, Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
+import { stringEnum } from '../schema.js';
 import { normalizeId } from './ids.js';
 
 /** Notion caps one text object at 2000 characters; longer text is sent as several. */
@@ -27,17 +28,6 @@ export function plainText(value: unknown): string {
 
 // ---------------------------------------------------------------------------------------------
 // Blocks
-
-/**
- * A string from a fixed list, as a plain JSON Schema `enum` (validation errors then list the
- * allowed values instead of one "must be equal to constant" per value).
- */
-export function stringEnum<const T extends readonly string[]>(
-  values: T,
-  description: string,
-): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
-}
 
 /** The ten block types the text tools write. */
 export const TEXT_BLOCK_TYPES = [
@@ -437,3 +427,5 @@ export function exactlyOne(input: Record<string, unknown>, a: string, b: string,
     },
   ];
 }
+
+export { stringEnum };

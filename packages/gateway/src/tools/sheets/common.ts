@@ -1,14 +1,7 @@
-import { type SchemaOptions, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
+import { stringEnum } from '../schema.js';
 import { type ParsedRange, parseRange } from './a1.js';
-
-/**
- * A string limited to the provider's documented values, as a plain JSON Schema `enum`: agents see
- * the list in one place and a wrong value is answered with "must be one of: …".
- */
-export function stringEnum<const T extends readonly string[]>(values: T, options: SchemaOptions = {}) {
-  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
-}
 
 export const spreadsheetId = Type.String({
   minLength: 10,
@@ -58,3 +51,5 @@ export function checkRange(path: string, value: string): { errors: FieldError[];
 export function rangePath(id: string, range: string): string {
   return `/v4/spreadsheets/${encodeURIComponent(id)}/values/${encodeURIComponent(range)}`;
 }
+
+export { stringEnum };
