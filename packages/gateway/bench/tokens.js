@@ -39,11 +39,20 @@ async function bench(label, env) {
         body: JSON.stringify(body),
       }).then((r) => r.json());
     await api('/api/v1/connections', { name: 'cal', provider: 'google_calendar', sandbox: true });
-    const link = await api('/api/v1/connected-accounts/authorization-link', { connection_name: 'cal', identifier: 'u' });
+    const link = await api('/api/v1/connected-accounts/authorization-link', {
+      connection_name: 'cal',
+      identifier: 'u',
+    });
     const start = await fetch(link.link, { redirect: 'manual' });
-    await fetch(await submitConsent(start.headers.get('location'), { decision: 'allow' }), { redirect: 'manual' });
+    await fetch(await submitConsent(start.headers.get('location'), { decision: 'allow' }), {
+      redirect: 'manual',
+    });
     const accountId = link.connected_account_id;
-    const ref = { environmentId: (await gateway.credentials.forAccount(accountId)).environmentId, connectionName: 'cal', identifier: 'u' };
+    const ref = {
+      environmentId: (await gateway.credentials.forAccount(accountId)).environmentId,
+      connectionName: 'cal',
+      identifier: 'u',
+    };
 
     await gateway.credentials.forRef(ref);
     const t0 = process.hrtime.bigint();
@@ -52,7 +61,9 @@ async function bench(label, env) {
 
     const times = [];
     for (let i = 0; i < REFRESHES; i++) {
-      await gateway.db.query('UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1', [accountId]);
+      await gateway.db.query('UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1', [
+        accountId,
+      ]);
       await gateway.credentials.invalidate(accountId);
       const r0 = process.hrtime.bigint();
       await gateway.credentials.forAccount(accountId);
