@@ -1,7 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectProviderTools,
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  google403RateLimit,
+  google429,
+  notFound,
+  toolHarness,
+} from './helpers/tools.js';
 
 const ADA = '110000000000000000001';
 const ADA_EMAIL = 'ada.lovelace@example.com';
@@ -25,11 +35,7 @@ interface CalendarState {
 
 let t: TestGateway;
 
-function control() {
-  const c = t.gateway.sandbox.control;
-  if (!c) throw new Error('the test gateway mounts the sandbox emulators');
-  return c;
-}
+const { control, run, expectInvalid } = toolHarness({ gateway: () => t, identifier: IDENTIFIER });
 
 function calendarOf(userId = ADA) {
   return control().state<CalendarState>('google').byUser.get(userId)!.calendar;
@@ -38,28 +44,6 @@ function calendarOf(userId = ADA) {
 /** The stored event as the emulator keeps it (primary calendar by default). */
 function storedEvent(id: string, calendarId = ADA_EMAIL): Record<string, unknown> | undefined {
   return calendarOf().events.get(calendarId)?.get(id)?.resource;
-}
-
-function upstreamRequests(): number {
-  return Object.values(control().counters().requests).reduce((a, b) => a + b, 0);
-}
-
-function run(tool_name: string, tool_input: unknown, identifier = IDENTIFIER) {
-  return executeTool(t, { tool_name, identifier, tool_input });
-}
-
-/** Runs a tool expecting 400 invalid_input at `path`, and proves no upstream request was made. */
-async function expectInvalid(tool: string, input: unknown, path: string, message?: RegExp) {
-  const before = upstreamRequests();
-  const res = await run(tool, input);
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.code).toBe('invalid_input');
-  const errors = res.body.errors as Array<{ path: string; message: string }>;
-  const hit = errors.find((e) => e.path === path);
-  expect(hit, JSON.stringify(errors)).toBeDefined();
-  if (message) expect(hit!.message).toMatch(message);
-  expect(upstreamRequests()).toBe(before);
-  return res.body;
 }
 
 beforeAll(async () => {
@@ -77,12 +61,7 @@ afterEach(() => {
 
 describe('catalog', () => {
   it('lists the six calendar_ tools with their schemas', async () => {
-    const res = await t.api('/api/v1/tools?provider=google_calendar');
-    expect(res.status).toBe(200);
-    const tools = (
-      (await res.json()) as { data: Array<{ name: string; input_schema: Record<string, unknown> }> }
-    ).data;
-    expect(tools.map((x) => x.name).sort()).toEqual([
+    await expectProviderTools(t, 'google_calendar', [
       'calendar_create_event',
       'calendar_delete_event',
       'calendar_get_event_by_id',
@@ -90,14 +69,6 @@ describe('catalog', () => {
       'calendar_list_events',
       'calendar_update_event',
     ]);
-    for (const tool of tools) {
-      expect(tool.input_schema).toMatchObject({ type: 'object', additionalProperties: false });
-      for (const [name, prop] of Object.entries(
-        tool.input_schema.properties as Record<string, { description?: string }>,
-      )) {
-        expect(prop.description, `${tool.name}.${name}`).toEqual(expect.any(String));
-      }
-    }
   });
 });
 
@@ -606,82 +577,60 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
 describe('provider errors', () => {
   it('maps not found, validation and permission answers', async () => {
     const missing = await run('calendar_get_event_by_id', { event_id: 'doesnotexist00000' });
-    expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
-    expect(missing.body.detail).toMatch(/Not Found/);
+    expectUpstreamError(missing, notFound(/Not Found/));
 
     const badRule = await run('calendar_create_event', {
       start_datetime: '2030-06-03T10:00:00Z',
       timezone: 'UTC',
       recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=XX'],
     });
-    expect(badRule.status).toBe(400);
-    expect(badRule.body).toMatchObject({ code: 'upstream_validation', upstream: { status: 400 } });
-    expect(badRule.body.detail).toMatch(/Invalid recurrence rule/);
+    expectUpstreamError(badRule, {
+      status: 400,
+      code: 'upstream_validation',
+      upstreamStatus: 400,
+      detail: /Invalid recurrence rule/,
+    });
 
     const readOnly = [...calendarOf().calendars.values()].find((c) => c.accessRole === 'reader')!;
     const forbidden = await run('calendar_create_event', {
       calendar_id: readOnly.id,
       start_datetime: '2030-06-03T10:00:00Z',
     });
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.body.code).toBe('upstream_forbidden');
+    expectUpstreamError(forbidden, { status: 403, code: 'upstream_forbidden' });
 
     const unknownCalendar = await run('calendar_list_events', { calendar_id: 'nobody@example.com' });
-    expect(unknownCalendar.status).toBe(404);
-    expect(unknownCalendar.body.code).toBe('upstream_not_found');
+    expectUpstreamError(unknownCalendar, notFound());
   });
 
   it('maps a 429 with Retry-After to upstream_rate_limited', async () => {
-    control().addFault({
-      emulator: 'google',
-      path: '^/google/calendar/v3/',
-      status: 429,
-      headers: { 'retry-after': '30' },
-      body: { error: { code: 429, message: 'Rate Limit Exceeded', status: 'RESOURCE_EXHAUSTED' } },
-      times: 5,
-    });
-    const res = await run('calendar_list_calendars', {});
-    expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({
-      code: 'upstream_rate_limited',
-      retryable: true,
-      retry_after_ms: 30_000,
-    });
+    await expectRateLimited(
+      control(),
+      () => run('calendar_list_calendars', {}),
+      { ...google429('^/google/calendar/v3/', 30, 'Rate Limit Exceeded'), times: 5 },
+      { retryAfterMs: 30_000 },
+    );
   });
 
   it("maps Google's 403 rateLimitExceeded to upstream_rate_limited", async () => {
-    control().addFault({
-      emulator: 'google',
-      path: '^/google/calendar/v3/calendars/',
-      method: 'POST',
-      status: 403,
-      body: {
-        error: {
-          code: 403,
-          message: 'Rate Limit Exceeded',
-          errors: [{ domain: 'usageLimits', reason: 'rateLimitExceeded', message: 'Rate Limit Exceeded' }],
-        },
+    await expectRateLimited(
+      control(),
+      () => run('calendar_create_event', { start_datetime: '2030-06-03T10:00:00Z' }),
+      {
+        ...google403RateLimit('^/google/calendar/v3/calendars/', 'rateLimitExceeded'),
+        method: 'POST',
+        times: 1,
       },
-      times: 1,
-    });
-    const res = await run('calendar_create_event', { start_datetime: '2030-06-03T10:00:00Z' });
-    expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({ code: 'upstream_rate_limited', retryable: true });
-    expect(res.body.retry_after_ms).toEqual(expect.any(Number));
-    expect(res.body.detail).toMatch(/Rate Limit Exceeded/);
+      { detail: /Rate Limit Exceeded/ },
+    );
   });
 
   it('answers account_not_active with an authorization link when the grant is revoked', async () => {
-    await sandboxAccount(t, { provider: 'google_calendar', identifier: 'cal-revoked', userId: ALAN });
-    const ok = await run('calendar_list_calendars', {}, 'cal-revoked');
-    expect(ok.status).toBe(200);
-    control().revokeGrants('google', { userId: ALAN });
-    const res = await run('calendar_list_calendars', {}, 'cal-revoked');
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({
-      code: 'account_not_active',
-      authorization_link: { link: expect.stringContaining('/connect/') },
+    await expectRevokedAccountNotActive(t, {
+      provider: 'google_calendar',
+      emulator: 'google',
+      identifier: 'cal-revoked',
+      userId: ALAN,
+      works: ['calendar_list_calendars', {}],
     });
   });
 });
