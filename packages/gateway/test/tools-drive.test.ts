@@ -1,7 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectProviderTools,
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  google403RateLimit,
+  google429,
+  notFound,
+  toolHarness,
+} from './helpers/tools.js';
 
 const ADA = '110000000000000000001';
 const ALAN = '110000000000000000003';
@@ -26,11 +36,7 @@ interface GoogleState {
 
 let t: TestGateway;
 
-function control() {
-  const c = t.gateway.sandbox.control;
-  if (!c) throw new Error('the test gateway mounts the sandbox emulators');
-  return c;
-}
+const { control, run, expectInvalid } = toolHarness({ gateway: () => t, identifier: IDENTIFIER });
 
 function driveOf(userId = ADA): Map<string, DriveFile> {
   return control().state<GoogleState>('google').byUser.get(userId)!.drive;
@@ -63,14 +69,6 @@ function addTextFile(id: string, name: string, text: string, extra: Partial<Driv
   return file;
 }
 
-function upstreamRequests(): number {
-  return Object.values(control().counters().requests).reduce((a, b) => a + b, 0);
-}
-
-function run(tool_name: string, tool_input: unknown, identifier = IDENTIFIER) {
-  return executeTool(t, { tool_name, identifier, tool_input });
-}
-
 type Listing = {
   results: Array<Record<string, unknown> & { id: string; name: string }>;
   has_more: boolean;
@@ -82,18 +80,6 @@ async function list(tool: string, input: unknown): Promise<Listing> {
   const res = await run(tool, input);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as Listing;
-}
-
-async function expectInvalid(tool: string, input: unknown, path: string, message?: RegExp) {
-  const before = upstreamRequests();
-  const res = await run(tool, input);
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.code).toBe('invalid_input');
-  const errors = res.body.errors as Array<{ path: string; message: string }>;
-  const hit = errors.find((e) => e.path === path);
-  expect(hit, JSON.stringify(errors)).toBeDefined();
-  if (message) expect(hit!.message).toMatch(message);
-  expect(upstreamRequests()).toBe(before);
 }
 
 beforeAll(async () => {
@@ -111,24 +97,11 @@ afterEach(() => {
 
 describe('catalog', () => {
   it('lists the three drive_ tools with their schemas', async () => {
-    const res = await t.api('/api/v1/tools?provider=google_drive');
-    expect(res.status).toBe(200);
-    const tools = (
-      (await res.json()) as { data: Array<{ name: string; input_schema: Record<string, unknown> }> }
-    ).data;
-    expect(tools.map((x) => x.name).sort()).toEqual([
+    await expectProviderTools(t, 'google_drive', [
       'drive_get_file_metadata',
       'drive_search_content',
       'drive_search_files',
     ]);
-    for (const tool of tools) {
-      expect(tool.input_schema).toMatchObject({ type: 'object', additionalProperties: false });
-      for (const [name, prop] of Object.entries(
-        tool.input_schema.properties as Record<string, { description?: string }>,
-      )) {
-        expect(prop.description, `${tool.name}.${name}`).toEqual(expect.any(String));
-      }
-    }
   });
 });
 
@@ -359,66 +332,43 @@ describe('drive_search_files', () => {
 describe('provider errors', () => {
   it('maps not found and invalid queries', async () => {
     const missing = await run('drive_get_file_metadata', { file_id: '1doesNotExist' });
-    expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
-    expect(missing.body.detail).toMatch(/File not found/);
+    expectUpstreamError(missing, notFound(/File not found/));
 
     const bad = await run('drive_search_files', { query: "name ~ 'engine'" });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'upstream_validation', upstream: { status: 400 } });
-    expect(bad.body.detail).toMatch(/Invalid Value/);
+    expectUpstreamError(bad, {
+      status: 400,
+      code: 'upstream_validation',
+      upstreamStatus: 400,
+      detail: /Invalid Value/,
+    });
   });
 
   it('maps a 429 with Retry-After to upstream_rate_limited', async () => {
-    control().addFault({
-      emulator: 'google',
-      path: '^/google/drive/v3/files',
-      status: 429,
-      headers: { 'retry-after': '30' },
-      body: { error: { code: 429, message: 'Rate Limit Exceeded', status: 'RESOURCE_EXHAUSTED' } },
-      times: 5,
-    });
-    const res = await run('drive_search_content', { query: 'engine' });
-    expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({
-      code: 'upstream_rate_limited',
-      retryable: true,
-      retry_after_ms: 30_000,
-    });
+    await expectRateLimited(
+      control(),
+      () => run('drive_search_content', { query: 'engine' }),
+      { ...google429('^/google/drive/v3/files', 30, 'Rate Limit Exceeded'), times: 5 },
+      { retryAfterMs: 30_000 },
+    );
   });
 
   it("maps Google's 403 userRateLimitExceeded / rateLimitExceeded to upstream_rate_limited", async () => {
-    for (const reason of ['userRateLimitExceeded', 'rateLimitExceeded']) {
-      control().addFault({
-        emulator: 'google',
-        path: '^/google/drive/v3/files',
-        status: 403,
-        body: {
-          error: {
-            code: 403,
-            message: 'User Rate Limit Exceeded',
-            errors: [{ domain: 'usageLimits', reason, message: 'User Rate Limit Exceeded' }],
-          },
-        },
+    for (const reason of ['userRateLimitExceeded', 'rateLimitExceeded'] as const) {
+      await expectRateLimited(control(), () => run('drive_get_file_metadata', { file_id: 'root' }), {
+        ...google403RateLimit('^/google/drive/v3/files', reason, 'User Rate Limit Exceeded'),
         times: 5,
       });
-      const res = await run('drive_get_file_metadata', { file_id: 'root' });
-      expect(res.status).toBe(429);
-      expect(res.body).toMatchObject({ code: 'upstream_rate_limited', retryable: true });
-      expect(res.body.retry_after_ms).toEqual(expect.any(Number));
       control().clearFaults();
     }
   });
 
   it('answers account_not_active with an authorization link when the grant is revoked', async () => {
-    await sandboxAccount(t, { provider: 'google_drive', identifier: 'drive-revoked', userId: ALAN });
-    expect((await run('drive_search_files', {}, 'drive-revoked')).status).toBe(200);
-    control().revokeGrants('google', { userId: ALAN });
-    const res = await run('drive_search_files', {}, 'drive-revoked');
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({
-      code: 'account_not_active',
-      authorization_link: { link: expect.stringContaining('/connect/') },
+    await expectRevokedAccountNotActive(t, {
+      provider: 'google_drive',
+      emulator: 'google',
+      identifier: 'drive-revoked',
+      userId: ALAN,
+      works: ['drive_search_files', {}],
     });
   });
 });
