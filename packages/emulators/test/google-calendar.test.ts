@@ -1,60 +1,19 @@
 import { type calendar_v3, google } from 'googleapis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mintToken, useEmulators } from './helpers/emulators.js';
+import { failure, type GoogleErrorBody, googleClient, googleClientFor } from './helpers/googleapis.js';
 
 const CALENDAR = 'https://www.googleapis.com/auth/calendar';
 const ADA = 'ada.lovelace@example.com';
 
-interface GoogleErrorBody {
-  error: { code: number; message: string; errors?: Array<Record<string, string>>; status?: string };
-}
-
-/**
- * googleapis drops the path of a service-level `rootUrl` (it resolves its absolute API paths against
- * it), so an emulator under `/google` must be named per call; this passes `{ rootUrl }` to every method.
- */
-function rooted<T extends object>(api: T, rootUrl: string): T {
-  // A blank target: googleapis resources are frozen properties a proxy of the original could not replace.
-  return new Proxy({} as T, {
-    get(_blank, prop) {
-      const value = Reflect.get(api, prop) as unknown;
-      if (typeof value === 'function') {
-        return (params?: unknown) =>
-          (value as (p: unknown, o: unknown) => unknown).call(api, params ?? {}, { rootUrl });
-      }
-      if (value && typeof value === 'object' && prop !== 'context') return rooted(value as object, rootUrl);
-      return value;
-    },
-  });
-}
-
-/** googleapis rejects with a GaxiosError; the status and body are what callers branch on. */
-async function failure(promise: Promise<unknown>): Promise<{ status: number; body: GoogleErrorBody }> {
-  try {
-    await promise;
-  } catch (e) {
-    const res = (e as { response?: { status: number; data: GoogleErrorBody } }).response;
-    if (res) return { status: res.status, body: res.data };
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('Google Calendar v3 emulator, through googleapis', () => {
-  let emu: RunningEmulators;
+  const emu = useEmulators({ modules: ['google'] });
   let cal: calendar_v3.Calendar;
   let token: string;
 
-  beforeAll(async () => {
-    emu = await startEmulators({ modules: ['google'] });
-  });
-  afterAll(() => emu.close());
   beforeEach(() => {
-    emu.control.reset();
-    token = emu.control.issueToken('google', { userId: ADA, scopes: [CALENDAR] }).access_token;
-    const auth = new google.auth.OAuth2();
-    auth.setCredentials({ access_token: token });
-    cal = rooted(google.calendar({ version: 'v3', auth }), `${emu.urls.google}/`);
+    token = mintToken(emu, 'google', ADA, [CALENDAR]);
+    cal = googleClient(emu, token, (auth) => google.calendar({ version: 'v3', auth }));
   });
 
   const raw = (path: string, init: RequestInit = {}) =>
@@ -362,13 +321,9 @@ describe('Google Calendar v3 emulator, through googleapis', () => {
   });
 
   it('keeps data per user', async () => {
-    const grace = emu.control.issueToken('google', {
-      userId: 'grace.hopper@example.com',
-      scopes: [CALENDAR],
-    });
-    const auth = new google.auth.OAuth2();
-    auth.setCredentials({ access_token: grace.access_token });
-    const graceCal = rooted(google.calendar({ version: 'v3', auth }), `${emu.urls.google}/`);
+    const { api: graceCal } = googleClientFor(emu, 'grace.hopper@example.com', [CALENDAR], (auth) =>
+      google.calendar({ version: 'v3', auth }),
+    );
     const primary = await graceCal.calendars.get({ calendarId: 'primary' });
     expect(primary.data).toMatchObject({ id: 'grace.hopper@example.com', timeZone: 'America/New_York' });
     const adaOnly = await cal.events.insert({

@@ -1,8 +1,8 @@
-import { OAuth2Client } from 'google-auth-library';
 import { type docs_v1, google } from 'googleapis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { documentIdFrom } from '../src/providers/google/sheets-drive.js';
+import { useEmulators } from './helpers/emulators.js';
+import { googleClientFor, rawGoogle } from './helpers/googleapis.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/documents';
 const ADA = '110000000000000000001';
@@ -10,46 +10,13 @@ const GRACE = '110000000000000000002';
 const ADA_NOTES = documentIdFrom(`docs:${ADA}:kickoff-notes`);
 const ADA_BRIEF = documentIdFrom(`docs:${ADA}:product-brief`);
 
-let emu: RunningEmulators;
-
-/**
- * googleapis resolves its absolute API paths against a service-level `rootUrl`, dropping the
- * `/google` prefix; a per-call `rootUrl` is used verbatim, so every method gets one.
- */
-function perCallRoot<T extends object>(api: T, rootUrl: string): T {
-  // The proxy wraps an empty target: googleapis' resources are non-configurable properties.
-  return new Proxy({} as T, {
-    get(_target, prop) {
-      const value = Reflect.get(api, prop) as unknown;
-      if (typeof value === 'function') {
-        return (params?: unknown) =>
-          (value as (p: unknown, o: unknown) => unknown).call(api, params ?? {}, { rootUrl });
-      }
-      if (value && typeof value === 'object' && prop !== 'context')
-        return perCallRoot(value as object, rootUrl);
-      return value;
-    },
-  });
-}
+const emu = useEmulators({ modules: ['google'] });
 
 function docsFor(userId: string, scopes = [SCOPE]): { api: docs_v1.Docs; token: string } {
-  const token = emu.control.issueToken('google', { userId, scopes }).access_token;
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: token });
-  return { api: perCallRoot(google.docs({ version: 'v1', auth }), `${emu.urls.google}/`), token };
+  return googleClientFor(emu, userId, scopes, (auth) => google.docs({ version: 'v1', auth }));
 }
 
-interface ErrorBody {
-  error: { code: number; message: string; status: string };
-}
-
-async function raw(path: string, init: RequestInit & { token?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  if (init.body) headers.set('content-type', 'application/json');
-  const res = await fetch(`${emu.urls.google}${path}`, { ...init, headers });
-  return { status: res.status, body: (await res.json()) as ErrorBody };
-}
+const raw = (path: string, init: RequestInit & { token?: string } = {}) => rawGoogle(emu, path, init);
 
 /** Paragraph texts of a document, in order. */
 function paragraphs(doc: docs_v1.Schema$Document): string[] {
@@ -83,16 +50,6 @@ async function textOf(api: docs_v1.Docs, documentId: string): Promise<string> {
   expectContiguous(doc);
   return paragraphs(doc).join('');
 }
-
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['google'] });
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.control.reset();
-});
 
 describe('documents.create and get', () => {
   it('creates a blank document with the section break and one empty paragraph', async () => {

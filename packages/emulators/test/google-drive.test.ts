@@ -1,63 +1,20 @@
 import { Readable } from 'node:stream';
 import { type drive_v3, google } from 'googleapis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mintToken, useEmulators } from './helpers/emulators.js';
+import { failure, type GoogleErrorBody, googleClient } from './helpers/googleapis.js';
 
 const DRIVE = 'https://www.googleapis.com/auth/drive';
 const ADA = 'ada.lovelace@example.com';
 
-interface GoogleErrorBody {
-  error: { code: number; message: string; errors?: Array<Record<string, string>>; status?: string };
-}
-
-/**
- * googleapis drops the path of a service-level `rootUrl`, so the emulator's `/google` prefix is
- * passed per call; this wraps every method with `{ rootUrl }`.
- */
-function rooted<T extends object>(api: T, rootUrl: string): T {
-  return new Proxy({} as T, {
-    get(_blank, prop) {
-      const value = Reflect.get(api, prop) as unknown;
-      if (typeof value === 'function') {
-        return (params?: unknown, options?: object) =>
-          (value as (p: unknown, o: unknown) => unknown).call(api, params ?? {}, { rootUrl, ...options });
-      }
-      if (value && typeof value === 'object' && prop !== 'context') return rooted(value as object, rootUrl);
-      return value;
-    },
-  });
-}
-
-async function failure(promise: Promise<unknown>): Promise<{ status: number; body: GoogleErrorBody }> {
-  try {
-    await promise;
-  } catch (e) {
-    const res = (e as { response?: { status: number; data: unknown } }).response;
-    if (res) {
-      const data = res.data;
-      const body = typeof data === 'string' ? JSON.parse(data) : data;
-      return { status: res.status, body: body as GoogleErrorBody };
-    }
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
-
 describe('Google Drive v3 emulator, through googleapis', () => {
-  let emu: RunningEmulators;
+  const emu = useEmulators({ modules: ['google'] });
   let drive: drive_v3.Drive;
   let token: string;
 
-  beforeAll(async () => {
-    emu = await startEmulators({ modules: ['google'] });
-  });
-  afterAll(() => emu.close());
   beforeEach(() => {
-    emu.control.reset();
-    token = emu.control.issueToken('google', { userId: ADA, scopes: [DRIVE] }).access_token;
-    const auth = new google.auth.OAuth2();
-    auth.setCredentials({ access_token: token });
-    drive = rooted(google.drive({ version: 'v3', auth }), `${emu.urls.google}/`);
+    token = mintToken(emu, 'google', ADA, [DRIVE]);
+    drive = googleClient(emu, token, (auth) => google.drive({ version: 'v3', auth }));
   });
 
   const raw = (path: string, init: RequestInit = {}) =>

@@ -1,64 +1,21 @@
-import { OAuth2Client } from 'google-auth-library';
 import { google, type sheets_v4 } from 'googleapis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { documentIdFrom } from '../src/providers/google/sheets-drive.js';
+import { useEmulators } from './helpers/emulators.js';
+import { googleClientFor, rawGoogle } from './helpers/googleapis.js';
 
 const SCOPE = 'https://www.googleapis.com/auth/spreadsheets';
 const ADA = '110000000000000000001';
 const GRACE = '110000000000000000002';
 const ADA_BUDGET = documentIdFrom(`sheets:${ADA}:quarterly-budget`);
 
-let emu: RunningEmulators;
-
-/**
- * googleapis resolves its absolute API paths against a service-level `rootUrl`, dropping the
- * `/google` prefix; a per-call `rootUrl` is used verbatim, so every method gets one.
- */
-function perCallRoot<T extends object>(api: T, rootUrl: string): T {
-  // The proxy wraps an empty target: googleapis' resources are non-configurable properties.
-  return new Proxy({} as T, {
-    get(_target, prop) {
-      const value = Reflect.get(api, prop) as unknown;
-      if (typeof value === 'function') {
-        return (params?: unknown) =>
-          (value as (p: unknown, o: unknown) => unknown).call(api, params ?? {}, { rootUrl });
-      }
-      if (value && typeof value === 'object' && prop !== 'context')
-        return perCallRoot(value as object, rootUrl);
-      return value;
-    },
-  });
-}
+const emu = useEmulators({ modules: ['google'] });
 
 function sheetsFor(userId: string, scopes = [SCOPE]): { api: sheets_v4.Sheets; token: string } {
-  const token = emu.control.issueToken('google', { userId, scopes }).access_token;
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: token });
-  return { api: perCallRoot(google.sheets({ version: 'v4', auth }), `${emu.urls.google}/`), token };
+  return googleClientFor(emu, userId, scopes, (auth) => google.sheets({ version: 'v4', auth }));
 }
 
-interface ErrorBody {
-  error: { code: number; message: string; status: string };
-}
-
-async function raw(path: string, init: RequestInit & { token?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  if (init.body) headers.set('content-type', 'application/json');
-  const res = await fetch(`${emu.urls.google}${path}`, { ...init, headers });
-  return { status: res.status, body: (await res.json()) as ErrorBody };
-}
-
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['google'] });
-});
-afterAll(async () => {
-  await emu.close();
-});
-beforeEach(() => {
-  emu.control.reset();
-});
+const raw = (path: string, init: RequestInit & { token?: string } = {}) => rawGoogle(emu, path, init);
 
 describe('seeded data', () => {
   it('serves the seeded budget with two tabs, one with a space in its title', async () => {
