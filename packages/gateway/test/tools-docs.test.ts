@@ -2,8 +2,18 @@ import { createHash } from 'node:crypto';
 import type { EmulatorControl } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  google403RateLimit,
+  google429,
+  notFound,
+  toolHarness,
+  upstreamRequests,
+} from './helpers/tools.js';
 
 /** The slice of the Google emulator's state these tests read (packages/emulators/src/providers/google). */
 interface DocumentModel {
@@ -51,25 +61,12 @@ describe('docs_ tools', () => {
     documentOf(id)!
       .body.runs.map((r) => r.text)
       .join('');
-  const docsRequests = () =>
-    Object.entries(control.counters().requests)
-      .filter(([route]) => route.includes('/google/v1/documents'))
-      .reduce((n, [, count]) => n + count, 0);
-  const run = (tool_name: string, tool_input: unknown, identifier = USER) =>
-    executeTool(t, { tool_name, identifier, tool_input });
-
-  /** Asserts a 400 invalid_input naming `paths`, with no request to the provider. */
-  async function expectInvalid(tool_name: string, tool_input: unknown, paths: string[], rule?: RegExp) {
-    const before = docsRequests();
-    const { status, body } = await run(tool_name, tool_input);
-    expect(status, JSON.stringify(body)).toBe(400);
-    expect(body.code).toBe('invalid_input');
-    const errors = body.errors as Array<{ path: string; message: string }>;
-    for (const path of paths) expect(errors.map((e) => e.path)).toContain(path);
-    if (rule) expect(errors.map((e) => e.message).join('\n')).toMatch(rule);
-    expect(docsRequests()).toBe(before);
-    return body;
-  }
+  const docsRequests = () => upstreamRequests(control, '/google/v1/documents');
+  const { run, expectInvalid } = toolHarness({
+    gateway: () => t,
+    identifier: USER,
+    route: '/google/v1/documents',
+  });
 
   describe('docs_create_document', () => {
     it('creates a document with initial text', async () => {
@@ -374,71 +371,53 @@ describe('docs_ tools', () => {
           { document_id: MISSING, requests: [{ insertText: { endOfSegmentLocation: {}, text: 'x' } }] },
         ],
       ] as const) {
-        const { status, body } = await run(tool, input);
-        expect(status, tool).toBe(404);
-        expect(body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
+        expectUpstreamError(await run(tool, input), notFound(), tool);
       }
     });
 
     it('maps a request Google refuses to upstream_validation, changing nothing', async () => {
       const before = textOf(BRIEF);
-      const { status, body } = await run('docs_update_document', {
+      const res = await run('docs_update_document', {
         document_id: BRIEF,
         requests: [
           { insertText: { endOfSegmentLocation: {}, text: 'kept?' } },
           { insertText: { location: { index: 99_999 }, text: 'x' } },
         ],
       });
-      expect(status).toBe(400);
-      expect(body).toMatchObject({ code: 'upstream_validation', upstream: { status: 400 } });
-      expect(body.detail).toMatch(/Index 99999 must be less than the end index/);
+      expectUpstreamError(res, {
+        status: 400,
+        code: 'upstream_validation',
+        upstreamStatus: 400,
+        detail: /Index 99999 must be less than the end index/,
+      });
       expect(textOf(BRIEF)).toBe(before);
     });
 
     it('maps 429 with Retry-After to upstream_rate_limited', async () => {
-      control.addFault({
-        emulator: 'google',
-        path: '^/google/v1/documents',
-        status: 429,
-        headers: { 'retry-after': '20' },
-        body: { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } },
-      });
-      const { status, body } = await run('docs_create_document', { title: 'Throttled' });
-      expect(status).toBe(429);
-      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true, retry_after_ms: 20_000 });
+      await expectRateLimited(
+        control,
+        () => run('docs_create_document', { title: 'Throttled' }),
+        google429('^/google/v1/documents', 20, 'Quota exceeded'),
+        { retryAfterMs: 20_000 },
+      );
     });
 
     it("maps Google's 403 rateLimitExceeded to upstream_rate_limited", async () => {
-      control.addFault({
-        emulator: 'google',
-        path: '^/google/v1/documents/',
-        status: 403,
-        body: {
-          error: {
-            code: 403,
-            message: 'Rate Limit Exceeded',
-            errors: [
-              { message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'userRateLimitExceeded' },
-            ],
-          },
-        },
-      });
-      const { status, body } = await run('docs_read_document', { document_id: KICKOFF });
-      expect(status).toBe(429);
-      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true });
-      expect(body.retry_after_ms).toBeGreaterThan(0);
+      await expectRateLimited(
+        control,
+        () => run('docs_read_document', { document_id: KICKOFF }),
+        google403RateLimit('^/google/v1/documents/', 'userRateLimitExceeded'),
+      );
     });
 
     it('answers account_not_active with an authorization link when the grant was revoked', async () => {
-      await sandboxAccount(t, { provider: 'google_docs', identifier: 'docs_revoked', userId: ALAN });
       const doc = seeded(ALAN, 'kickoff-notes');
-      expect((await run('docs_read_document', { document_id: doc }, 'docs_revoked')).status).toBe(200);
-      control.revokeGrants('google', { userId: ALAN });
-      const { status, body } = await run('docs_read_document', { document_id: doc }, 'docs_revoked');
-      expect(status).toBe(409);
-      expect(body).toMatchObject({
-        code: 'account_not_active',
-        authorization_link: { link: expect.stringContaining(`${t.url}/connect/`) },
+      await expectRevokedAccountNotActive(t, {
+        provider: 'google_docs',
+        emulator: 'google',
+        identifier: 'docs_revoked',
+        userId: ALAN,
+        works: ['docs_read_document', { document_id: doc }],
       });
     });
   });

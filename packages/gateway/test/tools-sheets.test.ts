@@ -2,8 +2,17 @@ import { createHash } from 'node:crypto';
 import type { EmulatorControl } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  google403RateLimit,
+  google429,
+  notFound,
+  toolHarness,
+} from './helpers/tools.js';
 
 /** The slice of the Google emulator's state these tests read (packages/emulators/src/providers/google). */
 type StoredCell = { kind: 'number' | 'string' | 'bool' | 'formula'; value: unknown };
@@ -55,25 +64,11 @@ describe('sheets_ tools', () => {
       .find((s) => s.title === sheet)!
       .cells.get(row)
       ?.get(col);
-  const sheetsRequests = () =>
-    Object.entries(control.counters().requests)
-      .filter(([route]) => route.includes('/google/v4/spreadsheets'))
-      .reduce((n, [, count]) => n + count, 0);
-  const run = (tool_name: string, tool_input: unknown, identifier = USER) =>
-    executeTool(t, { tool_name, identifier, tool_input });
-
-  /** Asserts a 400 invalid_input naming `paths`, with no request to the provider. */
-  async function expectInvalid(tool_name: string, tool_input: unknown, paths: string[], rule?: RegExp) {
-    const before = sheetsRequests();
-    const { status, body } = await run(tool_name, tool_input);
-    expect(status, JSON.stringify(body)).toBe(400);
-    expect(body.code).toBe('invalid_input');
-    const errors = body.errors as Array<{ path: string; message: string }>;
-    for (const path of paths) expect(errors.map((e) => e.path)).toContain(path);
-    if (rule) expect(errors.map((e) => e.message).join('\n')).toMatch(rule);
-    expect(sheetsRequests()).toBe(before);
-    return body;
-  }
+  const { run, expectInvalid } = toolHarness({
+    gateway: () => t,
+    identifier: USER,
+    route: '/google/v4/spreadsheets',
+  });
 
   describe('sheets_create_spreadsheet', () => {
     it('creates a spreadsheet with locale, time zone and initial tabs with values', async () => {
@@ -432,80 +427,51 @@ describe('sheets_ tools', () => {
         ['sheets_read_spreadsheet', { spreadsheet_id: MISSING }],
         ['sheets_update_values', { spreadsheet_id: MISSING, range: 'A1', values: [[1]] }],
       ] as const) {
-        const { status, body } = await run(tool, input);
-        expect(status, tool).toBe(404);
-        expect(body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
-        expect(body.detail).toContain('Requested entity was not found.');
+        expectUpstreamError(await run(tool, input), notFound('Requested entity was not found.'), tool);
       }
     });
 
     it('maps a range Google refuses to upstream_validation', async () => {
       const read = await run('sheets_get_values', { spreadsheet_id: BUDGET, range: 'Budget!A1:AB3' });
-      expect(read.status).toBe(400);
-      expect(read.body).toMatchObject({ code: 'upstream_validation', upstream: { status: 400 } });
-      expect(read.body.detail).toMatch(/exceeds grid limits/);
+      expectUpstreamError(read, {
+        status: 400,
+        code: 'upstream_validation',
+        upstreamStatus: 400,
+        detail: /exceeds grid limits/,
+      });
       const write = await run('sheets_update_values', {
         spreadsheet_id: BUDGET,
         range: 'NoSuchTab!A1',
         values: [[1]],
       });
-      expect(write.status).toBe(400);
-      expect(write.body.code).toBe('upstream_validation');
+      expectUpstreamError(write, { status: 400, code: 'upstream_validation' });
     });
 
     it('maps 429 with Retry-After to upstream_rate_limited', async () => {
-      control.addFault({
-        emulator: 'google',
-        path: '^/google/v4/spreadsheets',
-        status: 429,
-        headers: { 'retry-after': '30' },
-        body: {
-          error: { code: 429, message: 'Quota exceeded for quota metric', status: 'RESOURCE_EXHAUSTED' },
-        },
-      });
-      const { status, body } = await run('sheets_create_spreadsheet', { title: 'Throttled' });
-      expect(status).toBe(429);
-      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true, retry_after_ms: 30_000 });
+      await expectRateLimited(
+        control,
+        () => run('sheets_create_spreadsheet', { title: 'Throttled' }),
+        google429('^/google/v4/spreadsheets', 30, 'Quota exceeded for quota metric'),
+        { retryAfterMs: 30_000 },
+      );
     });
 
     it("maps Google's 403 rateLimitExceeded to upstream_rate_limited", async () => {
-      control.addFault({
-        emulator: 'google',
-        path: '^/google/v4/spreadsheets/',
-        status: 403,
-        body: {
-          error: {
-            code: 403,
-            message: 'Rate Limit Exceeded',
-            errors: [{ message: 'Rate Limit Exceeded', domain: 'usageLimits', reason: 'rateLimitExceeded' }],
-          },
-        },
-      });
-      const { status, body } = await run('sheets_get_values', { spreadsheet_id: BUDGET, range: 'A1' });
-      expect(status).toBe(429);
-      expect(body).toMatchObject({ code: 'upstream_rate_limited', retryable: true });
-      expect(body.retry_after_ms).toBeGreaterThan(0);
-      expect(body.detail).toContain('Rate Limit Exceeded');
+      await expectRateLimited(
+        control,
+        () => run('sheets_get_values', { spreadsheet_id: BUDGET, range: 'A1' }),
+        google403RateLimit('^/google/v4/spreadsheets/', 'rateLimitExceeded'),
+        { detail: 'Rate Limit Exceeded' },
+      );
     });
 
     it('answers account_not_active with an authorization link when the grant was revoked', async () => {
-      await sandboxAccount(t, { provider: 'google_sheets', identifier: 'sheets_revoked', userId: ALAN });
-      const ok = await run(
-        'sheets_get_values',
-        { spreadsheet_id: budgetOf(ALAN), range: 'Budget!A1' },
-        'sheets_revoked',
-      );
-      expect(ok.status).toBe(200);
-      control.revokeGrants('google', { userId: ALAN });
-      const { status, body } = await run(
-        'sheets_get_values',
-        { spreadsheet_id: budgetOf(ALAN), range: 'Budget!A1' },
-        'sheets_revoked',
-      );
-      expect(status).toBe(409);
-      expect(body).toMatchObject({
-        code: 'account_not_active',
-        authorization_link: { link: expect.stringContaining(`${t.url}/connect/`) },
+      await expectRevokedAccountNotActive(t, {
+        provider: 'google_sheets',
+        emulator: 'google',
+        identifier: 'sheets_revoked',
+        userId: ALAN,
+        works: ['sheets_get_values', { spreadsheet_id: budgetOf(ALAN), range: 'Budget!A1' }],
       });
     });
   });
