@@ -1,8 +1,16 @@
 import type { EmulatorControl } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectProviderTools,
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  notFound,
+  toolHarness,
+} from './helpers/tools.js';
 
 /** The parts of the HubSpot emulator's live state these tests read. */
 interface EmuRecord {
@@ -45,9 +53,12 @@ function records(type: 'companies' | 'contacts' | 'deals', userId = ADA): EmuRec
     .sort((a, b) => Number(a.id) - Number(b.id));
 }
 
-function run(tool_name: string, tool_input: unknown, identifier = USER) {
-  return executeTool(t, { tool_name, identifier, tool_input });
-}
+/** `rejected` expects 400 invalid_input naming a path, and proves HubSpot was never called. */
+const { run, expectInvalid: rejected } = toolHarness({
+  gateway: () => t,
+  identifier: USER,
+  route: '/hubspot/',
+});
 
 type Data = Record<string, unknown> & {
   id: string;
@@ -63,26 +74,6 @@ async function ok(tool_name: string, tool_input: unknown): Promise<Data> {
   if (res.status !== 200) throw new Error(`${tool_name} answered ${res.status}: ${JSON.stringify(res.body)}`);
   expect(res.body.execution_id).toMatch(/^exec_/);
   return res.body.data as Data;
-}
-
-function upstreamRequests(): number {
-  return Object.entries(control.counters().requests)
-    .filter(([key]) => key.includes('/hubspot/'))
-    .reduce((sum, [, n]) => sum + n, 0);
-}
-
-/** Expects 400 invalid_input naming `path`, and proves HubSpot was never called. */
-async function rejected(tool_name: string, tool_input: unknown, path: string, message?: RegExp) {
-  const before = upstreamRequests();
-  const res = await run(tool_name, tool_input);
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.code).toBe('invalid_input');
-  const errors = res.body.errors as Array<{ path: string; message: string }>;
-  const error = errors.find((e) => e.path === path);
-  expect(error, JSON.stringify(errors)).toBeDefined();
-  if (message) expect(error!.message).toMatch(message);
-  expect(upstreamRequests()).toBe(before);
-  return res.body;
 }
 
 describe('crm_ searches', () => {
@@ -565,32 +556,32 @@ describe('crm_ provider errors', () => {
       ['crm_deal_update', { deal_id: '999999', amount: 1 }],
       ['crm_contact_update', { contact_id: '999999', props: { firstname: 'X' } }],
     ] as const) {
-      const res = await run(tool, input);
-      expect(res.status, tool).toBe(404);
-      expect(res.body).toMatchObject({ code: 'upstream_not_found', upstream: { status: 404 } });
-      expect(String(res.body.detail)).toMatch(/HubSpot answered 404: Object not found/);
+      expectUpstreamError(await run(tool, input), notFound(/HubSpot answered 404: Object not found/), tool);
     }
   });
 
   it("HubSpot's validation errors are upstream_validation", async () => {
     const res = await run('crm_deal_create', { dealname: 'Bad stage', dealstage: 'no_such_stage' });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'upstream_validation', retryable: false });
-    expect(String(res.body.detail)).toMatch(/Property values were not valid/);
+    expectUpstreamError(res, {
+      status: 400,
+      code: 'upstream_validation',
+      detail: /Property values were not valid/,
+    });
+    expect(res.body.retryable).toBe(false);
     expect(String(res.body.detail)).toContain('no_such_stage');
 
     const unknown = await run('crm_company_create', { name: 'X', extra_properties: { no_such_prop: 'x' } });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.code).toBe('upstream_validation');
-    expect(String(unknown.body.detail)).toContain('no_such_prop');
+    expectUpstreamError(unknown, { status: 400, code: 'upstream_validation', detail: 'no_such_prop' });
   });
 
   it('a duplicate contact email is upstream_conflict naming the existing id', async () => {
     const existing = records('contacts')[1]!;
     const res = await run('crm_contact_create', { email: existing.properties.get('email') });
-    expect(res.status).toBe(409);
-    expect(res.body.code).toBe('upstream_conflict');
-    expect(String(res.body.detail)).toContain(`Existing ID: ${existing.id}`);
+    expectUpstreamError(res, {
+      status: 409,
+      code: 'upstream_conflict',
+      detail: `Existing ID: ${existing.id}`,
+    });
   });
 
   it('429 with Retry-After is upstream_rate_limited with retry_after_ms', async () => {
@@ -601,83 +592,64 @@ describe('crm_ provider errors', () => {
       correlationId: 'c0ffee00-0000-4000-8000-000000000000',
       policyName: 'SECONDLY',
     };
-    control.addFault({
-      emulator: 'hubspot',
-      method: 'POST',
-      path: '^/hubspot/crm/v3/objects/deals/search',
-      status: 429,
-      headers: { 'retry-after': '2', 'content-type': 'application/json' },
-      body: rateLimit,
-    });
-    const res = await run('crm_deals_search', { query: 'engine' });
-    expect(res.status).toBe(429);
-    expect(res.body).toMatchObject({
-      code: 'upstream_rate_limited',
-      retryable: true,
-      retry_after_ms: 2000,
-      upstream: { status: 429, body: rateLimit },
-    });
-    expect(String(res.body.detail)).toContain('You have reached your secondly limit.');
+    const body = await expectRateLimited(
+      control,
+      () => run('crm_deals_search', { query: 'engine' }),
+      {
+        emulator: 'hubspot',
+        method: 'POST',
+        path: '^/hubspot/crm/v3/objects/deals/search',
+        status: 429,
+        headers: { 'retry-after': '2', 'content-type': 'application/json' },
+        body: rateLimit,
+      },
+      { retryAfterMs: 2000, detail: 'You have reached your secondly limit.' },
+    );
+    expect(body).toMatchObject({ upstream: { status: 429, body: rateLimit } });
 
     // A GET whose Retry-After is too long to wait for inside the request comes back the same way.
-    control.addFault({
-      emulator: 'hubspot',
-      method: 'GET',
-      path: '^/hubspot/crm/v3/objects/contacts$',
-      status: 429,
-      headers: { 'retry-after': '30', 'content-type': 'application/json' },
-      body: rateLimit,
-    });
-    const list = await run('crm_contacts_list', {});
-    expect(list.status).toBe(429);
-    expect(list.body).toMatchObject({ code: 'upstream_rate_limited', retry_after_ms: 30_000 });
+    await expectRateLimited(
+      control,
+      () => run('crm_contacts_list', {}),
+      {
+        emulator: 'hubspot',
+        method: 'GET',
+        path: '^/hubspot/crm/v3/objects/contacts$',
+        status: 429,
+        headers: { 'retry-after': '30', 'content-type': 'application/json' },
+        body: rateLimit,
+      },
+      { retryAfterMs: 30_000 },
+    );
   });
 
   it('an account whose HubSpot grant was revoked is account_not_active with an authorization link', async () => {
-    await sandboxAccount(t, { provider: 'hubspot', identifier: 'crm-revoked', userId: GRACE });
-    expect((await run('crm_contacts_list', { limit: 1 }, 'crm-revoked')).status).toBe(200);
-    control.revokeGrants('hubspot', { userId: GRACE });
-    control.expireAccessTokens('hubspot', { userId: GRACE });
-    const res = await run('crm_contact_get', { contact_id: '200009' }, 'crm-revoked');
-    expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({
-      code: 'account_not_active',
-      authorization_link: { link: expect.stringContaining('/connect/') },
+    await expectRevokedAccountNotActive(t, {
+      provider: 'hubspot',
+      emulator: 'hubspot',
+      identifier: 'crm-revoked',
+      userId: GRACE,
+      works: ['crm_contacts_list', { limit: 1 }],
+      fails: ['crm_contact_get', { contact_id: '200009' }],
+      revoke: (c) => c.expireAccessTokens('hubspot', { userId: GRACE }),
     });
   });
 });
 
 describe('crm_ catalog', () => {
   it('lists the 11 crm_ tools with strict input schemas', async () => {
-    const res = await t.api('/api/v1/tools?provider=hubspot');
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { data?: unknown[]; tools?: unknown[] } | unknown[];
-    const list = (Array.isArray(body) ? body : (body.data ?? body.tools ?? [])) as Array<{
-      name: string;
-      description: string;
-      input_schema: { additionalProperties?: boolean; properties: Record<string, { description?: string }> };
-    }>;
-    expect(list.map((tool) => tool.name).sort()).toEqual(
-      [
-        'crm_companies_search',
-        'crm_company_create',
-        'crm_company_get',
-        'crm_contact_create',
-        'crm_contact_get',
-        'crm_contact_update',
-        'crm_contacts_list',
-        'crm_contacts_search',
-        'crm_deal_create',
-        'crm_deal_update',
-        'crm_deals_search',
-      ].sort(),
-    );
-    for (const tool of list) {
-      expect(tool.input_schema.additionalProperties, tool.name).toBe(false);
-      expect(tool.description, tool.name).toMatch(/Example: \{/);
-      for (const [name, prop] of Object.entries(tool.input_schema.properties)) {
-        expect(prop.description, `${tool.name}.${name}`).toBeTruthy();
-      }
-    }
+    await expectProviderTools(t, 'hubspot', [
+      'crm_companies_search',
+      'crm_company_create',
+      'crm_company_get',
+      'crm_contact_create',
+      'crm_contact_get',
+      'crm_contact_update',
+      'crm_contacts_list',
+      'crm_contacts_search',
+      'crm_deal_create',
+      'crm_deal_update',
+      'crm_deals_search',
+    ]);
   });
 });
