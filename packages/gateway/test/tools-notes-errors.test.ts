@@ -2,6 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import {
+  expectRateLimited,
+  expectRevokedAccountNotActive,
+  expectUpstreamError,
+  type FieldError,
+  notFound,
+  toolHarness,
+  upstreamRequests,
+} from './helpers/tools.js';
 
 const ADA = 'ada00000-0000-4000-8000-000000000001';
 const GRACE = '9ace0000-0000-4000-8000-000000000002';
@@ -13,44 +22,21 @@ const ID = 'ada';
 
 let t: TestGateway;
 
-function control() {
-  return t.gateway.sandbox.control!;
-}
+/** Requests that reached the Notion API routes of the emulator (OAuth excluded), optionally of one kind. */
+const notionRoute =
+  (filter = '') =>
+  (key: string) =>
+    key.includes('/notion/v1/') && !key.includes('/oauth/') && key.includes(filter);
 
-/** Requests that reached the Notion API routes of the emulator (OAuth excluded). */
+/** `refused` runs a tool that must be refused as invalid_input before any request to Notion. */
+const {
+  control,
+  run,
+  expectInvalid: refused,
+} = toolHarness({ gateway: () => t, identifier: ID, route: notionRoute() });
+
 function notionRequests(filter = ''): number {
-  return Object.entries(control().counters().requests)
-    .filter(([key]) => key.includes('/notion/v1/') && !key.includes('/oauth/') && key.includes(filter))
-    .reduce((sum, [, n]) => sum + n, 0);
-}
-
-async function run(tool_name: string, tool_input: Record<string, unknown>, identifier = ID) {
-  return executeTool(t, { tool_name, identifier, tool_input });
-}
-
-interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** Runs a tool that must be refused as invalid_input before any upstream request. */
-async function refused(
-  tool_name: string,
-  tool_input: Record<string, unknown>,
-  path: string,
-  message?: RegExp | string,
-) {
-  const before = notionRequests();
-  const res = await run(tool_name, tool_input);
-  expect(res.status, JSON.stringify(res.body)).toBe(400);
-  expect(res.body.code).toBe('invalid_input');
-  const errors = res.body.errors as FieldError[];
-  const match = errors.find((e) => e.path === path);
-  expect(match, `no error at ${path}: ${JSON.stringify(errors)}`).toBeDefined();
-  if (message) expect(match!.message).toMatch(message);
-  expect(res.body.execution_id).toMatch(/^exec_/);
-  expect(notionRequests()).toBe(before);
-  return res.body;
+  return upstreamRequests(control(), notionRoute(filter));
 }
 
 beforeAll(async () => {
@@ -311,24 +297,18 @@ describe('notes_ tools: input validation before any upstream request', () => {
 describe('notes_ tools: provider errors', () => {
   it("an unknown id → upstream_not_found with Notion's message", async () => {
     const res = await run('notes_page_get', { page_id: MISSING });
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('upstream_not_found');
-    expect(res.body.detail).toContain(`Could not find page with ID: ${MISSING}`);
-    expect((res.body.upstream as { status: number }).status).toBe(404);
+    expectUpstreamError(res, notFound(`Could not find page with ID: ${MISSING}`));
     expect(res.body.retryable).toBe(false);
   });
 
   it('a comment that is not on the block → upstream_not_found', async () => {
     const res = await run('notes_comment_retrieve', { comment_id: MISSING, block_id: NOTES });
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('upstream_not_found');
+    expectUpstreamError(res, { status: 404, code: 'upstream_not_found' });
     const missing = await run('notes_database_property_retrieve', {
       database_id: TASKS,
       property_id: ['Status', 'Nope'],
     });
-    expect(missing.status).toBe(404);
-    expect(missing.body.code).toBe('upstream_not_found');
-    expect(missing.body.detail).toContain('"Nope"');
+    expectUpstreamError(missing, { status: 404, code: 'upstream_not_found', detail: '"Nope"' });
   });
 
   it('Notion refusing the request → upstream_validation with its message', async () => {
@@ -336,9 +316,11 @@ describe('notes_ tools: provider errors', () => {
       database_id: TASKS,
       properties: { Name: { title: [{ text: { content: 'x' } }] }, Status: { status: { name: 'Nope' } } },
     });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('upstream_validation');
-    expect(res.body.detail).toContain('Status option "Nope" does not exist');
+    expectUpstreamError(res, {
+      status: 400,
+      code: 'upstream_validation',
+      detail: 'Status option "Nope" does not exist',
+    });
     expect((res.body.upstream as { body: { code: string } }).body.code).toBe('validation_error');
   });
 
@@ -350,34 +332,35 @@ describe('notes_ tools: provider errors', () => {
       message: 'You have been rate limited.',
     };
     // A POST is not retried by the gateway: the 429 comes straight back.
-    control().addFault({
-      emulator: 'notion',
-      method: 'POST',
-      path: '^/notion/v1/search',
-      status: 429,
-      headers: { 'retry-after': '2' },
-      body,
-    });
-    const res = await run('notes_data_fetch', { query: 'x' });
-    expect(res.status).toBe(429);
-    expect(res.body.code).toBe('upstream_rate_limited');
-    expect(res.body.retry_after_ms).toBe(2000);
-    expect(res.body.retryable).toBe(true);
-    expect(res.body.detail).toContain('You have been rate limited.');
+    await expectRateLimited(
+      control(),
+      () => run('notes_data_fetch', { query: 'x' }),
+      {
+        emulator: 'notion',
+        method: 'POST',
+        path: '^/notion/v1/search',
+        status: 429,
+        headers: { 'retry-after': '2' },
+        body,
+      },
+      { retryAfterMs: 2000, detail: 'You have been rate limited.' },
+    );
 
     // A GET is retried when Retry-After is short; a long wait is handed back to the caller.
-    control().addFault({
-      emulator: 'notion',
-      method: 'GET',
-      path: '^/notion/v1/users',
-      status: 429,
-      headers: { 'retry-after': '120' },
-      body,
-      times: 3,
-    });
-    const long = await run('notes_user_list', {});
-    expect(long.status).toBe(429);
-    expect(long.body.retry_after_ms).toBe(120_000);
+    await expectRateLimited(
+      control(),
+      () => run('notes_user_list', {}),
+      {
+        emulator: 'notion',
+        method: 'GET',
+        path: '^/notion/v1/users',
+        status: 429,
+        headers: { 'retry-after': '120' },
+        body,
+        times: 3,
+      },
+      { retryAfterMs: 120_000 },
+    );
     control().clearFaults();
     control().addFault({
       emulator: 'notion',
@@ -405,16 +388,15 @@ describe('notes_ tools: provider errors', () => {
   });
 
   it('a revoked account → account_not_active with a fresh authorization link', async () => {
-    await sandboxAccount(t, { provider: 'notion', identifier: 'grace', userId: GRACE });
-    const ok = await run('notes_user_list', {}, 'grace');
-    expect(ok.status).toBe(200);
-    control().revokeGrants('notion', { userId: GRACE });
-    const res = await run('notes_page_get', { page_id: 'd77ab1e8-297c-405e-851a-0ee8e9cd9993' }, 'grace');
-    expect(res.status).toBe(409);
-    expect(res.body.code).toBe('account_not_active');
-    expect(res.body.account_status).toBe('EXPIRED');
-    const link = res.body.authorization_link as { link: string; expires_at: string };
-    expect(link.link).toMatch(/\/connect\//);
+    const body = await expectRevokedAccountNotActive(t, {
+      provider: 'notion',
+      emulator: 'notion',
+      identifier: 'grace',
+      userId: GRACE,
+      works: ['notes_user_list', {}],
+      fails: ['notes_page_get', { page_id: 'd77ab1e8-297c-405e-851a-0ee8e9cd9993' }],
+    });
+    expect(body.account_status).toBe('EXPIRED');
     // Ada's account is unaffected.
     expect((await run('notes_page_get', { page_id: NOTES })).status).toBe(200);
   });
