@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 interface Ev {
   id: string;
@@ -12,18 +12,12 @@ interface Ev {
 }
 
 describe('Google Calendar emulator: recurring events', () => {
-  let emu: RunningEmulators;
+  const emu = useEmulators({ modules: ['google'] });
   let token: string;
-  beforeAll(async () => {
-    emu = await startEmulators({ modules: ['google'] });
-  });
-  afterAll(() => emu.close());
   beforeEach(() => {
-    emu.control.reset();
-    token = emu.control.issueToken('google', {
-      userId: 'grace.hopper@example.com',
-      scopes: ['https://www.googleapis.com/auth/calendar.events'],
-    }).access_token;
+    token = mintToken(emu, 'google', 'grace.hopper@example.com', [
+      'https://www.googleapis.com/auth/calendar.events',
+    ]);
   });
 
   const call = async <T>(

@@ -1,21 +1,15 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 describe('Google Drive emulator: resumable and large uploads', () => {
-  let emu: RunningEmulators;
+  const emu = useEmulators({ modules: ['google'] });
   let auth: { authorization: string };
-  beforeAll(async () => {
-    emu = await startEmulators({ modules: ['google'] });
-  });
-  afterAll(() => emu.close());
   beforeEach(() => {
-    emu.control.reset();
-    const token = emu.control.issueToken('google', {
-      userId: 'alan.turing@example.com',
-      scopes: ['https://www.googleapis.com/auth/drive.file'],
-    });
-    auth = { authorization: `Bearer ${token.access_token}` };
+    const token = mintToken(emu, 'google', 'alan.turing@example.com', [
+      'https://www.googleapis.com/auth/drive.file',
+    ]);
+    auth = { authorization: `Bearer ${token}` };
   });
 
   it('runs a resumable upload in chunks, answering 308 with the received range', async () => {

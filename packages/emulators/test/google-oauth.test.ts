@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { OAuth2Client } from 'google-auth-library';
 import { google } from 'googleapis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { submitConsent } from '../src/index.js';
+import { useEmulators } from './helpers/emulators.js';
 
 const CLIENT = {
   clientId: '123456789012-emulated.apps.googleusercontent.com',
@@ -13,16 +14,13 @@ const CALENDAR = 'https://www.googleapis.com/auth/calendar';
 const DRIVE_READONLY = 'https://www.googleapis.com/auth/drive.readonly';
 
 describe('Google OAuth emulator, through google-auth-library', () => {
-  let emu: RunningEmulators;
+  const emu = useEmulators({ modules: ['google'] });
   let base: string;
 
-  beforeAll(async () => {
-    emu = await startEmulators({ modules: ['google'] });
+  beforeAll(() => {
     base = emu.urls.google;
   });
-  afterAll(() => emu.close());
   beforeEach(() => {
-    emu.control.reset();
     emu.control.registerClient('google', CLIENT);
   });
 

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { documentIdFrom } from '../src/providers/google/sheets-drive.js';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 /** Sheets and Docs files as Drive sees them, over plain HTTP as any Drive client would. */
 
@@ -9,7 +9,7 @@ const ADA = '110000000000000000001';
 const ADA_BUDGET = documentIdFrom(`sheets:${ADA}:quarterly-budget`);
 const ADA_NOTES = documentIdFrom(`docs:${ADA}:kickoff-notes`);
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['google'] });
 let token: string;
 
 async function call(method: string, path: string, body?: unknown) {
@@ -30,18 +30,8 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, json, text };
 }
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['google'] });
-});
-afterAll(async () => {
-  await emu.close();
-});
 beforeEach(() => {
-  emu.control.reset();
-  token = emu.control.issueToken('google', {
-    userId: ADA,
-    scopes: [`${S}drive`, `${S}spreadsheets`, `${S}documents`],
-  }).access_token;
+  token = mintToken(emu, 'google', ADA, [`${S}drive`, `${S}spreadsheets`, `${S}documents`]);
 });
 
 describe('Sheets and Docs files in Drive', () => {

@@ -1,30 +1,22 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { submitConsent } from '../src/index.js';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 /** HubSpot's wire format checked byte-level with plain HTTP: statuses, error bodies, paging, search. */
 
 const ADA = '71000001';
 const GRACE = '71000002';
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['hubspot'] });
 let base: string;
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['hubspot'] });
+beforeAll(() => {
   base = emu.urls.hubspot;
 });
 
-afterAll(async () => {
-  await emu.close();
-});
-
-beforeEach(() => {
-  emu.control.reset();
-});
-
 function tokenFor(userId: string, scopes?: string[]): string {
-  return emu.control.issueToken('hubspot', { userId, ...(scopes ? { scopes } : {}) }).access_token;
+  return mintToken(emu, 'hubspot', userId, scopes);
 }
 
 async function call(

@@ -1,7 +1,8 @@
 import { Client } from '@hubspot/api-client';
 import { FilterOperatorEnum } from '@hubspot/api-client/lib/codegen/crm/contacts/index.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { submitConsent } from '../src/index.js';
+import { useEmulators } from './helpers/emulators.js';
 
 /**
  * Conformance: HubSpot's official Node SDK (@hubspot/api-client, pinned) talks to the emulator.
@@ -15,19 +16,7 @@ const CLIENT_SECRET = 'hubspot-sdk-test-secret';
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const SCOPES = 'oauth crm.objects.contacts.read crm.objects.contacts.write crm.objects.companies.read';
 
-let emu: RunningEmulators;
-
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['hubspot'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
-beforeEach(() => {
-  emu.control.reset();
-});
+const emu = useEmulators({ modules: ['hubspot'] });
 
 function sdkFor(userId: string): Client {
   const { access_token } = emu.control.issueToken('hubspot', { userId });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { quickXorHash } from '../src/providers/microsoft/quick-xor-hash.js';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 const ADA = 'ada.lovelace@contoso.com';
 
@@ -22,20 +22,11 @@ interface Item {
   '@microsoft.graph.downloadUrl'?: string;
 }
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['microsoft'] });
 let token = '';
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['microsoft'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
 beforeEach(() => {
-  emu.control.reset();
-  token = emu.control.issueToken('microsoft', { userId: ADA, scopes: ['Sites.ReadWrite.All'] }).access_token;
+  token = mintToken(emu, 'microsoft', ADA, ['Sites.ReadWrite.All']);
 });
 
 function graph(

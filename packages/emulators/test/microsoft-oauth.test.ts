@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { submitConsent } from '../src/index.js';
+import { useEmulators } from './helpers/emulators.js';
 
 const CLIENT_ID = '6731de76-14a6-49ae-97bc-6eba6914391e';
 const CLIENT_SECRET = 'emulated~secret.value';
@@ -9,7 +10,7 @@ const GRACE_EMAIL = 'grace.hopper@fabrikam.com';
 const FULL_SCOPE =
   'offline_access https://graph.microsoft.com/Sites.ReadWrite.All Files.ReadWrite.All User.Read openid profile';
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['microsoft'] });
 
 interface TokenBody {
   token_type: string;
@@ -31,16 +32,7 @@ interface AadError {
   error_uri: string;
 }
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['microsoft'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
 beforeEach(() => {
-  emu.control.reset();
   emu.control.registerClient('microsoft', {
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,

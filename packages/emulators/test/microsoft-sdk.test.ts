@@ -1,7 +1,7 @@
 import { type Client, GraphError } from '@microsoft/microsoft-graph-client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { quickXorHash } from '../src/providers/microsoft/quick-xor-hash.js';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 import { graphClient, readAll } from './microsoft-fixtures.js';
 
 interface DriveItemJson {
@@ -22,27 +22,18 @@ interface Page<T> {
 
 const ADA_EMAIL = 'ada.lovelace@contoso.com';
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['microsoft'], clock: () => now });
 let now = Date.now();
 let token = '';
 let client: Client;
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['microsoft'], clock: () => now });
+beforeAll(() => {
   client = graphClient(emu.urls.microsoft, () => token);
 });
 
-afterAll(async () => {
-  await emu.close();
-});
-
 beforeEach(() => {
-  emu.control.reset();
   now = Date.now();
-  token = emu.control.issueToken('microsoft', {
-    userId: ADA_EMAIL,
-    scopes: ['Sites.ReadWrite.All', 'Files.ReadWrite.All', 'User.Read'],
-  }).access_token;
+  token = mintToken(emu, 'microsoft', ADA_EMAIL, ['Sites.ReadWrite.All', 'Files.ReadWrite.All', 'User.Read']);
 });
 
 /** The SDK only parses https links, so a next link is handed back as a path under the base URL. */
@@ -167,7 +158,7 @@ describe('Microsoft Graph emulator with @microsoft/microsoft-graph-client', () =
 
   it('gives each user their own tenant', async () => {
     const adaRoot = await client.api('/sites/root').get();
-    token = emu.control.issueToken('microsoft', { userId: 'grace.hopper@fabrikam.com' }).access_token;
+    token = mintToken(emu, 'microsoft', 'grace.hopper@fabrikam.com');
     const graceRoot = await client.api('/sites/root').get();
     expect(graceRoot.displayName).toBe('Fabrikam Team Site');
     const error = await client
@@ -180,7 +171,7 @@ describe('Microsoft Graph emulator with @microsoft/microsoft-graph-client', () =
   it('keeps seeded ids stable across resets', async () => {
     const before: DriveItemJson = await client.api('/sites/root/drive/root:/Projects/Budget.xlsx').get();
     emu.control.reset();
-    token = emu.control.issueToken('microsoft', { userId: ADA_EMAIL }).access_token;
+    token = mintToken(emu, 'microsoft', ADA_EMAIL);
     const after: DriveItemJson = await client.api('/sites/root/drive/root:/Projects/Budget.xlsx').get();
     expect(after.id).toBe(before.id);
     expect(after.parentReference.driveId).toBe(before.parentReference.driveId);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { notionSeedIds } from '../src/providers/notion/index.js';
+import { mintToken, useEmulators } from './helpers/emulators.js';
 
 /** Notion's wire format at the HTTP level: headers, error bodies, ids and validation. */
 
@@ -8,20 +8,11 @@ const ADA = 'ada00000-0000-4000-8000-000000000001';
 const ada = notionSeedIds(ADA);
 const VERSION = '2022-06-28';
 
-let emu: RunningEmulators;
+const emu = useEmulators({ modules: ['notion'] });
 let token: string;
 
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['notion'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
 beforeEach(() => {
-  emu.control.reset();
-  token = emu.control.issueToken('notion', { userId: ADA }).access_token;
+  token = mintToken(emu, 'notion', ADA);
 });
 
 interface CallOptions {

@@ -1,6 +1,7 @@
 import { APIErrorCode, APIResponseError, Client, LogLevel, UnknownHTTPResponseError } from '@notionhq/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators, submitConsent } from '../src/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { submitConsent } from '../src/index.js';
+import { useEmulators } from './helpers/emulators.js';
 
 /**
  * Notion's OAuth server: `owner=user`, HTTP Basic + JSON at the token endpoint, no `expires_in`,
@@ -12,18 +13,9 @@ const CLIENT_ID = 'notion-oauth-test-client';
 const CLIENT_SECRET = 'notion-oauth-test-secret';
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
-let emu: RunningEmulators;
-
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['notion'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
+const emu = useEmulators({ modules: ['notion'] });
 
 beforeEach(() => {
-  emu.control.reset();
   emu.control.registerClient('notion', {
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,

@@ -14,9 +14,9 @@ import type {
   DatabaseObjectResponse,
   PageObjectResponse,
 } from '@notionhq/client/build/src/api-endpoints.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningEmulators, startEmulators } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
 import { notionSeedIds } from '../src/providers/notion/index.js';
+import { useEmulators } from './helpers/emulators.js';
 
 /**
  * Conformance: Notion's official SDK (@notionhq/client 4.0.1, Notion-Version 2022-06-28) talks to
@@ -27,19 +27,7 @@ const ADA = 'ada00000-0000-4000-8000-000000000001';
 const GRACE = '9ace0000-0000-4000-8000-000000000002';
 const ada = notionSeedIds(ADA);
 
-let emu: RunningEmulators;
-
-beforeAll(async () => {
-  emu = await startEmulators({ modules: ['notion'] });
-});
-
-afterAll(async () => {
-  await emu.close();
-});
-
-beforeEach(() => {
-  emu.control.reset();
-});
+const emu = useEmulators({ modules: ['notion'] });
 
 function sdkFor(userId: string, clientId?: string): Client {
   const { access_token } = emu.control.issueToken('notion', { userId, clientId });
