@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { expectProviderTools } from './helpers/tools.js';
 
 const ADA = 'ada00000-0000-4000-8000-000000000001';
 const NOTES = '9adbce3c-958d-4ca1-8679-b7b8efbfb488';
@@ -66,14 +67,6 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       expect(Object.keys(schema.properties as Json)).toEqual(
         expect.arrayContaining(['database_id', 'parent_page_id', 'properties', 'title', 'icon', 'cover']),
       );
-      // Every notes_ parameter is described for the model.
-      for (const tool of tools.filter((x) => String(x.name).startsWith('notes_'))) {
-        for (const [param, def] of Object.entries(
-          (tool.input_schema as { properties: Record<string, Json> }).properties,
-        )) {
-          expect(def.description, `${tool.name}.${param}`).toBeTruthy();
-        }
-      }
       const list = tools.find((tool) => tool.name === 'notes_user_list')!;
       expect(list.annotations).toEqual({ read_only: true, destructive: false, idempotent: true });
       expect((list.input_schema as { properties: Record<string, Json> }).properties.page_size).toMatchObject({
@@ -83,10 +76,8 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       });
     });
 
-    it('filters by provider', async () => {
-      const { body } = await get('/api/v1/tools?provider=notion');
-      const names = (body.data as Json[]).map((tool) => tool.name).sort();
-      expect(names).toEqual([...NOTES_TOOLS].sort());
+    it('filters by provider, every notes_ tool strict and every parameter described for the model', async () => {
+      await expectProviderTools(t, 'notion', NOTES_TOOLS);
       const bad = await get('/api/v1/tools?provider=myspace');
       expect(bad.status).toBe(400);
       expect(bad.body.code).toBe('invalid_input');

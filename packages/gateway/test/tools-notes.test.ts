@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { expectNoUpstreamCall, toolHarness } from './helpers/tools.js';
 
 /** The parts of the Notion emulator's state these tests read. */
 interface Tracked {
@@ -44,18 +45,15 @@ const TASKS = '39fbdf12-08c0-4b0b-95e8-06be30a24a4a';
 const ID = 'ada';
 
 let t: TestGateway;
+const { control, run } = toolHarness({ gateway: () => t, identifier: ID });
 
 function ws(): Workspace {
-  const state = t.gateway.sandbox.control!.state<{ workspaces: Map<string, Workspace> }>('notion');
+  const state = control().state<{ workspaces: Map<string, Workspace> }>('notion');
   return state.workspaces.get(ADA)!;
 }
 
 function text(rich: unknown): string {
   return (rich as Array<{ plain_text: string }>).map((r) => r.plain_text).join('');
-}
-
-async function run(tool_name: string, tool_input: Record<string, unknown>) {
-  return executeTool(t, { tool_name, identifier: ID, tool_input });
 }
 
 async function ok(tool_name: string, tool_input: Record<string, unknown>) {
@@ -358,16 +356,16 @@ describe('notes_ tools against the Notion emulator', () => {
     expect(text(ws().blocks.get(stored.childIds[0]!)!.content.rich_text)).toBe('Row content');
 
     // Notion's own value objects pass through without reading the schema.
-    const before =
-      t.gateway.sandbox.control!.counters().requests['GET /notion/v1/databases/:database_id'] ?? 0;
-    const native = await ok('notes_database_insert_row', {
-      database_id: TASKS,
-      properties: { Name: { title: [{ text: { content: 'Native' } }] }, Estimate: { number: 1 } },
-    });
-    expect(native.properties.Estimate.number).toBe(1);
-    expect(t.gateway.sandbox.control!.counters().requests['GET /notion/v1/databases/:database_id'] ?? 0).toBe(
-      before,
+    const native = await expectNoUpstreamCall(
+      control(),
+      () =>
+        ok('notes_database_insert_row', {
+          database_id: TASKS,
+          properties: { Name: { title: [{ text: { content: 'Native' } }] }, Estimate: { number: 1 } },
+        }),
+      (route) => route === 'GET /notion/v1/databases/:database_id',
     );
+    expect(native.properties.Estimate.number).toBe(1);
 
     const top = await ok('notes_database_query', {
       database_id: TASKS,
