@@ -21,7 +21,8 @@ import {
 } from './docs-model.js';
 import { documentJson } from './docs-render.js';
 import type { GoogleDataOf, GoogleUserData } from './index.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
+import { lookupNative, query, rpcAuthorizer, sendMasked } from './native-routes.js';
+import { GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, googleErrorBody, sendGoogleError } from './shared.js';
 import {
   documentIdFrom,
@@ -30,7 +31,6 @@ import {
   setDriveText,
   touchDriveFile,
 } from './sheets-drive.js';
-import { applyFieldMask } from './sheets-fields.js';
 
 export type { DocumentModel } from './docs-model.js';
 
@@ -203,11 +203,6 @@ const SUGGESTION_MODES = [
   'PREVIEW_WITHOUT_SUGGESTIONS',
 ];
 
-function query(req: FastifyRequest): URLSearchParams {
-  const q = req.url.indexOf('?');
-  return new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : '');
-}
-
 function sendError(reply: FastifyReply, e: DocsRequestError): FastifyReply {
   const body = googleErrorBody(400, e.message, { style: 'modern' });
   body.error.status = e.status;
@@ -215,34 +210,19 @@ function sendError(reply: FastifyReply, e: DocsRequestError): FastifyReply {
 }
 
 export function registerDocsRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
-  const authorize = (req: FastifyRequest, reply: FastifyReply, write: boolean, method: string) =>
-    authorizeGoogle(ctx, req, reply, {
-      anyOf: write ? GOOGLE_API_SCOPES.docs.write : GOOGLE_API_SCOPES.docs.read,
-      style: 'modern',
-      service: SERVICE,
-      method: `google.apps.docs.v1.DocumentsService.${method}`,
-    });
+  const authorize = rpcAuthorizer(
+    ctx,
+    GOOGLE_API_SCOPES.docs,
+    SERVICE,
+    'google.apps.docs.v1.DocumentsService',
+  );
 
-  /** The user's document, provided its Drive file still exists (Drive owns existence and title). */
-  const lookup = (data: GoogleUserData, id: string): DocumentModel | null => {
-    const file = data.drive.get(id);
-    if (!file || file.mimeType !== GOOGLE_MIME.document) return null;
-    let doc = data.docs.documents.get(id);
-    if (!doc) {
-      // A document created through Drive (files.create with the native mime type) starts blank.
-      doc = emptyDocument(id, file.name);
-      data.docs.documents.set(id, doc);
-    }
-    doc.title = file.name;
-    return doc;
-  };
+  /** The user's document; one created through Drive starts blank. */
+  const lookup = (data: GoogleUserData, id: string): DocumentModel | null =>
+    lookupNative(data.drive, data.docs.documents, GOOGLE_MIME.document, id, emptyDocument);
 
-  const send = (req: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply => {
-    const fields = query(req).get('fields') ?? undefined;
-    const shaped = applyFieldMask(body, fields);
-    if (shaped === null) return sendError(reply, new DocsRequestError(`Invalid field selection ${fields}`));
-    return reply.code(200).type('application/json; charset=UTF-8').send(shaped);
-  };
+  const send = (req: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply =>
+    sendMasked(req, reply, body, (message) => sendError(reply, new DocsRequestError(message)));
 
   app.post('/v1/documents', { bodyLimit: BODY_LIMIT }, (req, reply) => {
     const auth = authorize(req, reply, true, 'CreateDocument');

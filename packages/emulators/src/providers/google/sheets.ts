@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatedUser, ProviderContext } from '../../core/types.js';
 import type { GoogleDataOf, GoogleUserData } from './index.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
+import { lookupNative, query, rpcAuthorizer, sendMasked } from './native-routes.js';
+import { GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
 import { formatRange, type GridRange } from './sheets-a1.js';
 import {
@@ -13,7 +14,6 @@ import {
   toCsv,
   touchDriveFile,
 } from './sheets-drive.js';
-import { applyFieldMask } from './sheets-fields.js';
 import {
   clearRange,
   type DateTimeRenderOption,
@@ -254,11 +254,6 @@ function spreadsheetJson(
 
 type Reply = FastifyReply;
 
-function query(req: FastifyRequest): URLSearchParams {
-  const q = req.url.indexOf('?');
-  return new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : '');
-}
-
 function badRequest(reply: Reply, message: string): Reply {
   return sendGoogleError(reply, 400, message, { style: 'modern' });
 }
@@ -382,39 +377,31 @@ function parseTarget(url: string): Target | null {
 const SERVICE = 'sheets.googleapis.com';
 
 export function registerSheetsRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
-  const authorize = (req: FastifyRequest, reply: Reply, write: boolean, method: string) =>
-    authorizeGoogle(ctx, req, reply, {
-      anyOf: write ? GOOGLE_API_SCOPES.sheets.write : GOOGLE_API_SCOPES.sheets.read,
-      style: 'modern',
-      service: SERVICE,
-      method: `google.apps.sheets.v4.SpreadsheetsService.${method}`,
-    });
+  const authorize = rpcAuthorizer(
+    ctx,
+    GOOGLE_API_SCOPES.sheets,
+    SERVICE,
+    'google.apps.sheets.v4.SpreadsheetsService',
+  );
 
-  /** The user's spreadsheet, provided its Drive file still exists (Drive owns existence and title). */
-  const lookup = (data: GoogleUserData, id: string): SpreadsheetModel | null => {
-    const file = data.drive.get(id);
-    if (!file || file.mimeType !== GOOGLE_MIME.spreadsheet) return null;
-    let ss = data.sheets.spreadsheets.get(id);
-    if (!ss) {
-      // A spreadsheet created through Drive (files.create with the native mime type) starts empty.
-      ss = {
-        spreadsheetId: id,
-        title: file.name,
+  /** The user's spreadsheet; one created through Drive starts empty. */
+  const lookup = (data: GoogleUserData, id: string): SpreadsheetModel | null =>
+    lookupNative(
+      data.drive,
+      data.sheets.spreadsheets,
+      GOOGLE_MIME.spreadsheet,
+      id,
+      (spreadsheetId, title) => ({
+        spreadsheetId,
+        title,
         locale: 'en_US',
         timeZone: 'Etc/GMT',
         sheets: [newSheet(0, 'Sheet1')],
-      };
-      data.sheets.spreadsheets.set(id, ss);
-    }
-    ss.title = file.name;
-    return ss;
-  };
+      }),
+    );
 
-  const send = (req: FastifyRequest, reply: Reply, body: unknown): Reply => {
-    const shaped = applyFieldMask(body, query(req).get('fields') ?? undefined);
-    if (shaped === null) return badRequest(reply, `Invalid field selection ${query(req).get('fields')}`);
-    return reply.code(200).type('application/json; charset=UTF-8').send(shaped);
-  };
+  const send = (req: FastifyRequest, reply: Reply, body: unknown): Reply =>
+    sendMasked(req, reply, body, (message) => badRequest(reply, message));
 
   app.post('/v4/spreadsheets', { bodyLimit: BODY_LIMIT }, (req, reply) => {
     const auth = authorize(req, reply, true, 'CreateSpreadsheet');
@@ -479,34 +466,31 @@ interface Route {
   handle(ss: SpreadsheetModel, req: FastifyRequest, target: Target): unknown;
 }
 
+/** Which RPC serves a method and custom verb on each kind of target (no verb: `undefined`). */
+const ROUTES: Record<Target['kind'], Array<[httpMethod: string, verb: string | undefined, route: Route]>> = {
+  spreadsheet: [
+    ['GET', undefined, { write: false, method: 'GetSpreadsheet', handle: getSpreadsheet }],
+    [
+      'POST',
+      'batchUpdate',
+      { write: true, method: 'BatchUpdateSpreadsheet', handle: batchUpdateSpreadsheet },
+    ],
+  ],
+  values: [
+    ['GET', undefined, { write: false, method: 'GetValues', handle: getValues }],
+    ['PUT', undefined, { write: true, method: 'UpdateValues', handle: updateValues }],
+    ['POST', 'append', { write: true, method: 'AppendValues', handle: appendValues }],
+    ['POST', 'clear', { write: true, method: 'ClearValues', handle: clearValues }],
+  ],
+  valuesBatch: [
+    ['GET', 'batchGet', { write: false, method: 'BatchGetValues', handle: batchGetValues }],
+    ['POST', 'batchUpdate', { write: true, method: 'BatchUpdateValues', handle: batchUpdateValues }],
+    ['POST', 'batchClear', { write: true, method: 'BatchClearValues', handle: batchClearValues }],
+  ],
+};
+
 function routeOf(method: string, t: Target): Route | null {
-  if (t.kind === 'spreadsheet') {
-    if (method === 'GET' && t.verb === undefined)
-      return { write: false, method: 'GetSpreadsheet', handle: getSpreadsheet };
-    if (method === 'POST' && t.verb === 'batchUpdate') {
-      return { write: true, method: 'BatchUpdateSpreadsheet', handle: batchUpdateSpreadsheet };
-    }
-    return null;
-  }
-  if (t.kind === 'values') {
-    if (method === 'GET' && t.verb === undefined)
-      return { write: false, method: 'GetValues', handle: getValues };
-    if (method === 'PUT' && t.verb === undefined)
-      return { write: true, method: 'UpdateValues', handle: updateValues };
-    if (method === 'POST' && t.verb === 'append')
-      return { write: true, method: 'AppendValues', handle: appendValues };
-    if (method === 'POST' && t.verb === 'clear')
-      return { write: true, method: 'ClearValues', handle: clearValues };
-    return null;
-  }
-  if (method === 'GET' && t.verb === 'batchGet')
-    return { write: false, method: 'BatchGetValues', handle: batchGetValues };
-  if (method === 'POST' && t.verb === 'batchUpdate') {
-    return { write: true, method: 'BatchUpdateValues', handle: batchUpdateValues };
-  }
-  if (method === 'POST' && t.verb === 'batchClear')
-    return { write: true, method: 'BatchClearValues', handle: batchClearValues };
-  return null;
+  return ROUTES[t.kind].find(([m, verb]) => m === method && verb === t.verb)?.[2] ?? null;
 }
 
 // ---- handlers -------------------------------------------------------------------------------
