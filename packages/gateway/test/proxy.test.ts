@@ -313,6 +313,19 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect(grants()).toBe(before + 1);
     });
 
+    it('logs every proxied request with its request id and echoes the id', async () => {
+      const res = await proxy('hubspot', '/crm/v3/owners/', { headers: { 'x-request-id': 'proxy-trace-1' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-request-id')).toBe('proxy-trace-1');
+      const line = t.logs.find(
+        (l) =>
+          l.request_id === 'proxy-trace-1' &&
+          l.msg === 'request completed' &&
+          String(l.path).startsWith('/proxy'),
+      );
+      expect(line).toMatchObject({ method: 'GET', path: '/proxy/crm/v3/owners/', status: 200 });
+    });
+
     it('reads no database row per proxied request once warm', async () => {
       await proxy('hubspot', '/crm/v3/owners/');
       const before = t.queries();

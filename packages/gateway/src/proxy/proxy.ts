@@ -95,17 +95,22 @@ export class ProxyService {
   }
 
   private async relay(reply: FastifyReply, response: Dispatcher.ResponseData): Promise<FastifyReply> {
-    reply.code(response.statusCode);
+    const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(response.headers)) {
       if (value === undefined || NOT_FORWARDED_DOWN.has(name)) continue;
-      reply.header(name, value);
+      headers[name] = value;
     }
-    // Small bodies of known length go out in one write; everything else streams through.
+    // Small bodies of known length are written straight to the socket in one go (the common JSON
+    // case, where Fastify's reply pipeline would cost more than the bytes); the rest streams.
     const length = Number(response.headers['content-length']);
     if (Number.isFinite(length) && length <= SMALL_BODY_BYTES) {
-      return reply.send(Buffer.from(await response.body.arrayBuffer()));
+      const body = Buffer.from(await response.body.arrayBuffer());
+      reply.hijack();
+      reply.raw.writeHead(response.statusCode, { ...headers, 'x-request-id': String(reply.request.id) });
+      reply.raw.end(body);
+      return reply;
     }
-    return reply.send(response.body);
+    return reply.code(response.statusCode).headers(headers).send(response.body);
   }
 }
 
