@@ -4,6 +4,7 @@ import { AccessTokenIssuer } from '../src/auth/access-tokens.js';
 import { revokeClient } from '../src/auth/client-credentials.js';
 import { BACKENDS } from './helpers/backends.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { postToken } from './helpers/token.js';
 
 const PROBLEM = 'application/problem+json';
 
@@ -27,15 +28,11 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
 
   describe('gateway credentials', () => {
     it('issues a bearer token for form-encoded credentials, ignoring any Authorization header', async () => {
-      const res = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic Zm9vOmJhcg==' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: t.clientId,
-          client_secret: t.clientSecret,
-        }),
-      });
+      const res = await postToken(
+        t.url,
+        { grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret },
+        { form: true, headers: { authorization: 'Basic Zm9vOmJhcg==' } },
+      );
       expect(res.status).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
       const body = (await res.json()) as Record<string, unknown>;
@@ -45,14 +42,10 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
     });
 
     it('issues a token for JSON credentials', async () => {
-      const res = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'client_credentials',
-          client_id: t.clientId,
-          client_secret: t.clientSecret,
-        }),
+      const res = await postToken(t.url, {
+        grant_type: 'client_credentials',
+        client_id: t.clientId,
+        client_secret: t.clientSecret,
       });
       expect(res.status).toBe(200);
     });
@@ -62,23 +55,21 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
         { grant_type: 'client_credentials', client_id: t.clientId, client_secret: `${t.clientSecret}x` },
         { grant_type: 'client_credentials', client_id: 'cli_unknown', client_secret: t.clientSecret },
       ]) {
-        const res = await fetch(`${t.url}/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
+        const res = await postToken(t.url, body);
         expect(res.status).toBe(401);
         expect(res.headers.get('content-type')).toContain(PROBLEM);
         expect(await res.json()).toMatchObject({ code: 'invalid_client', error: 'invalid_client' });
       }
-      const basicOnly = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`,
+      const basicOnly = await postToken(
+        t.url,
+        { grant_type: 'client_credentials' },
+        {
+          form: true,
+          headers: {
+            authorization: `Basic ${Buffer.from(`${t.clientId}:${t.clientSecret}`).toString('base64')}`,
+          },
         },
-        body: 'grant_type=client_credentials',
-      });
+      );
       expect(basicOnly.status).toBe(400);
       expect(await basicOnly.json()).toMatchObject({
         code: 'invalid_input',
@@ -90,14 +81,10 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
     });
 
     it('refuses other grant types', async () => {
-      const res = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'password',
-          client_id: t.clientId,
-          client_secret: t.clientSecret,
-        }),
+      const res = await postToken(t.url, {
+        grant_type: 'password',
+        client_id: t.clientId,
+        client_secret: t.clientSecret,
       });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({
@@ -365,14 +352,10 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
       const res = await t.api('/api/v1/connections', { token });
       expect(res.status).toBe(401);
       expect(((await res.json()) as { detail: string }).detail).toMatch(/revoked/);
-      const reissue = await fetch(`${t.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'client_credentials',
-          client_id: t.clientId,
-          client_secret: t.clientSecret,
-        }),
+      const reissue = await postToken(t.url, {
+        grant_type: 'client_credentials',
+        client_id: t.clientId,
+        client_secret: t.clientSecret,
       });
       expect(reissue.status).toBe(401);
     });

@@ -8,25 +8,12 @@ import { openDatabase } from '../src/store/db.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
 import { POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
 import { runCli, startCli } from './helpers/process.js';
+import { gatewayToken } from './helpers/token.js';
 
 const CREDENTIALS = /client_id:\s+(cli_\w+)\n\s+client_secret:\s+(pcs_\w+)\n\s+env_url:\s+(\S+)/;
 
 async function dataDirEnv() {
   return { PORTICO_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'portico-cli-')) };
-}
-
-async function tokenFor(url: string, clientId: string, clientSecret: string): Promise<string> {
-  const res = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: clientId,
-      client_secret: clientSecret,
-    }),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
 }
 
 describe('portico start', () => {
@@ -36,7 +23,7 @@ describe('portico start', () => {
     const match = CREDENTIALS.exec(first.stdout());
     expect(match, first.stdout()).not.toBeNull();
     const [, clientId, clientSecret] = match!;
-    const token = await tokenFor(first.url, clientId!, clientSecret!);
+    const token = await gatewayToken(first.url, clientId!, clientSecret!);
     const res = await fetch(`${first.url}/api/v1/connections`, {
       headers: { authorization: `Bearer ${token}` },
     });

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.js';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -57,5 +58,11 @@ describe('configuration', () => {
   it('does not echo a database password in its message', () => {
     const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2@db' });
     expect(problems.join()).not.toContain('hunter2');
+  });
+
+  it('documents every variable in the README configuration table', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const name of Object.keys(CONFIG_VARIABLES))
+      expect(readme, name).toMatch(new RegExp(`\\| \`${name}\` +\\|`));
   });
 });

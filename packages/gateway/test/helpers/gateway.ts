@@ -7,6 +7,7 @@ import { loggerOptions } from '../../src/logger.js';
 import { generateMasterKey } from '../../src/secrets/keyring.js';
 import type { Database } from '../../src/store/db.js';
 import type { Backend } from './backends.js';
+import { gatewayToken } from './token.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -84,19 +85,7 @@ export async function startTestGateway(
     }
     return fetch(`${address}${path}`, { ...rest, headers });
   };
-  const fetchToken = async () => {
-    const res = await fetch(`${address}/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      }),
-    });
-    const body = (await res.json()) as { access_token: string };
-    return body.access_token;
-  };
+  const fetchToken = () => gatewayToken(address, client.client_id, client.client_secret);
   return {
     gateway,
     url: address,

@@ -1,4 +1,5 @@
 import { submitConsent } from '@portico/emulators';
+import { gatewayToken } from './token.js';
 
 /** Drives a gateway over HTTP only (for gateways running in other processes). */
 export class RemoteGateway {
@@ -22,16 +23,7 @@ export class RemoteGateway {
 
   async bearer(): Promise<string> {
     if (!this.token) {
-      const res = await fetch(`${this.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          grant_type: 'client_credentials',
-          client_id: this.clientId,
-          client_secret: this.clientSecret,
-        }),
-      });
-      this.token = ((await res.json()) as { access_token: string }).access_token;
+      this.token = await gatewayToken(this.url, this.clientId, this.clientSecret);
     }
     return this.token;
   }
