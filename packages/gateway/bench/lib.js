@@ -23,9 +23,11 @@ export function freePort() {
 }
 
 /** Starts a process and waits until `readyUrl` answers 200; returns the child, its output and the time it took. */
-export async function startProcess(script, args, env, readyUrl) {
+export async function startProcess(script, args, env, readyUrl, nodeArgs = []) {
   const began = process.hrtime.bigint();
-  const child = spawn(process.execPath, [script, ...args], { env: { PATH: process.env.PATH, ...env } });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -41,7 +43,10 @@ export async function startProcess(script, args, env, readyUrl) {
   return { child, output: () => out, ms: Number(process.hrtime.bigint() - began) / 1e6 };
 }
 
-/** Starts `portico start` on a free port; resolves once /readyz answers. */
+/**
+ * Starts `portico start` on a free port; resolves once /readyz answers. BENCH_GATEWAY_NODE_ARGS
+ * passes options to the gateway's node (e.g. "--cpu-prof --cpu-prof-dir=prof" to profile it).
+ */
 export async function startGateway(env) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -56,6 +61,7 @@ export async function startGateway(env) {
       ...env,
     },
     `${url}/readyz`,
+    process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean),
   );
   const creds = /client_id:\s+(\S+)\n\s+client_secret:\s+(\S+)/.exec(started.output());
   return { ...started, url, creds: creds && { id: creds[1], secret: creds[2] } };

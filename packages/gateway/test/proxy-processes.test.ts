@@ -18,13 +18,26 @@ const MiB = 1024 * 1024;
 
 /**
  * A pass-through in front of the emulators that records what the gateway sent upstream and can
- * stall, so header hygiene and timeouts are observed on the wire.
+ * stall, so header hygiene and timeouts are observed on the wire. `/trickle` answers an event
+ * stream of unannounced length that never ends by itself, and records whether its reader left.
  */
 function startTap(target: string) {
   const seen: http.IncomingHttpHeaders[] = [];
+  const trickle = { started: 0, abandoned: 0 };
   let stallMs = 0;
   const server = http.createServer((req, res) => {
     seen.push(req.headers);
+    if (req.url?.endsWith('/trickle')) {
+      trickle.started++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      const ticker = setInterval(() => res.write(': still here\n\n'), 50);
+      res.on('close', () => {
+        clearInterval(ticker);
+        if (!res.writableEnded) trickle.abandoned++;
+      });
+      return;
+    }
     const forward = () => {
       const upstream = http.request(
         `${target}${req.url}`,
@@ -40,19 +53,25 @@ function startTap(target: string) {
     if (stallMs && req.url?.includes('/calendar/')) setTimeout(forward, stallMs);
     else forward();
   });
-  return new Promise<{ url: string; seen: typeof seen; stall(ms: number): void; close(): Promise<void> }>(
-    (resolve) =>
-      server.listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        resolve({
-          url: `http://127.0.0.1:${port}`,
-          seen,
-          stall: (ms) => {
-            stallMs = ms;
-          },
-          close: () => new Promise((r) => server.close(() => r())),
-        });
-      }),
+  return new Promise<{
+    url: string;
+    seen: typeof seen;
+    trickle: typeof trickle;
+    stall(ms: number): void;
+    close(): Promise<void>;
+  }>((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        seen,
+        trickle,
+        stall: (ms) => {
+          stallMs = ms;
+        },
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    }),
   );
 }
 
@@ -119,6 +138,29 @@ describe('proxy in a separate gateway process', () => {
     } finally {
       tap.stall(0);
     }
+  });
+
+  it('relays a body of unannounced length as it arrives, and abandons the provider request when the caller leaves', async () => {
+    const bearer = await gw.bearer();
+    const first = await new Promise<{ text: string; leave(): void }>((resolve, reject) => {
+      const req = http.get(
+        `${gw.url}/proxy/calendar/v3/trickle`,
+        { headers: { authorization: `Bearer ${bearer}`, ...routing('calendar') } },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          expect(res.headers['content-type']).toBe('text/event-stream');
+          // The provider has not finished (it never does): this chunk can only come from a stream.
+          res.once('data', (chunk: Buffer) =>
+            resolve({ text: chunk.toString(), leave: () => req.destroy() }),
+          );
+        },
+      );
+      req.on('error', reject);
+    });
+    expect(first.text).toBe('data: first\n\n');
+    expect(tap.trickle).toMatchObject({ started: 1, abandoned: 0 });
+    first.leave();
+    await expect.poll(() => tap.trickle.abandoned, { timeout: 5000 }).toBe(1);
   });
 
   it(`streams ${Math.round(STREAM_BYTES / MiB)} MiB up and down with flat memory and identical bytes`, async () => {

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
-import type { UpstreamHttp } from '../upstream/http.js';
+import { discard, type UpstreamHttp, type UpstreamResponse } from '../upstream/http.js';
 import { buildUpstreamUrl } from './path.js';
 
 /** Headers that describe one hop, or that only Portico may set; never forwarded either way. */
@@ -23,9 +22,6 @@ const ROUTING = ['connection_name', 'identifier', 'x-connection-name', 'x-identi
 const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie']);
 // A provider's cookies belong to its own domain; they are not handed to the caller.
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie']);
-
-/** Responses up to this size are relayed in one write instead of a stream (fewer syscalls). */
-const SMALL_BODY_BYTES = 64 * 1024;
 
 /** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
 const REPLAYABLE_BODY_BYTES = 1024 * 1024;
@@ -59,7 +55,7 @@ export class ProxyService {
     let response = await send(credential);
     const replayable = body === null || Buffer.isBuffer(body);
     if (response.statusCode === 401 && replayable) {
-      await response.body.dump();
+      discard(response.body);
       credential = await this.deps.credentials.afterUnauthorized(credential);
       response = await send(credential);
     }
@@ -94,23 +90,20 @@ export class ProxyService {
     return headers;
   }
 
-  private async relay(reply: FastifyReply, response: Dispatcher.ResponseData): Promise<FastifyReply> {
+  private relay(reply: FastifyReply, response: UpstreamResponse): FastifyReply {
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value === undefined || NOT_FORWARDED_DOWN.has(name)) continue;
-      headers[name] = value;
+    for (const name in response.headers) {
+      if (!NOT_FORWARDED_DOWN.has(name)) headers[name] = response.headers[name]!;
     }
-    // Small bodies of known length are written straight to the socket in one go (the common JSON
-    // case, where Fastify's reply pipeline would cost more than the bytes); the rest streams.
-    const length = Number(response.headers['content-length']);
-    if (Number.isFinite(length) && length <= SMALL_BODY_BYTES) {
-      const body = Buffer.from(await response.body.arrayBuffer());
-      reply.hijack();
-      reply.raw.writeHead(response.statusCode, { ...headers, 'x-request-id': String(reply.request.id) });
-      reply.raw.end(body);
-      return reply;
-    }
-    return reply.code(response.statusCode).headers(headers).send(response.body);
+    if (!Buffer.isBuffer(response.body))
+      return reply.code(response.statusCode).headers(headers).send(response.body);
+    // A whole (small) body goes straight to the socket in one write, the common JSON case, where
+    // Fastify's reply pipeline would cost more than the bytes.
+    headers['x-request-id'] = String(reply.request.id);
+    reply.hijack();
+    reply.raw.writeHead(response.statusCode, headers);
+    reply.raw.end(response.body);
+    return reply;
   }
 }
 

@@ -1,4 +1,4 @@
-import { pipeline, type Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { Problem } from '../errors/problem.js';
 
@@ -32,7 +32,31 @@ export interface UpstreamRequest {
   headers: Record<string, string | string[]>;
   /** A Buffer/string can be replayed; a stream is sent once. */
   body?: Buffer | string | Readable | null;
-  signal?: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  /** Lower-case names; repeated headers (Set-Cookie) as arrays. */
+  headers: Record<string, string | string[]>;
+  /**
+   * The whole body when the provider announced a small length (the common JSON answer, collected
+   * without a stream); otherwise a stream, which the caller must consume or destroy.
+   */
+  body: Buffer | Readable;
+}
+
+/** Bodies announced by Content-Length up to this size arrive whole. */
+export const WHOLE_BODY_BYTES = 64 * 1024;
+
+interface Attempt {
+  origin: string;
+  path: string;
+  method: string;
+  headers: Record<string, string | string[]>;
+  body: Buffer | string | Readable | null;
+  headersTimeout?: number;
+  /** Lets a watchdog abort the attempt. */
+  onController?: (abort: (reason: Error) => void) => void;
 }
 
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
@@ -54,7 +78,7 @@ export class UpstreamHttp {
   }
 
   /** Sends the request, retrying where safe; the caller owns (and must consume) the response body. */
-  async send(request: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const method = request.method.toUpperCase();
     const replayable =
       request.body === undefined ||
@@ -65,26 +89,22 @@ export class UpstreamHttp {
     let attempt = 0;
     for (;;) {
       attempt++;
-      const watchdog = replayable ? undefined : this.streamWatchdog(request.body as Readable, request.signal);
+      const watchdog = replayable ? undefined : this.streamWatchdog(request.body as Readable);
       try {
-        const response = await this.agent.request({
+        const response = await this.attempt({
           origin: request.url.origin,
           path: `${request.url.pathname}${request.url.search}`,
-          method: method as Dispatcher.HttpMethod,
+          method,
           headers: request.headers,
           body: watchdog ? watchdog.stream : (request.body ?? null),
           // A streamed upload may take longer than any first-byte timeout; the watchdog times it instead.
-          ...(watchdog
-            ? { headersTimeout: 0, signal: watchdog.signal }
-            : request.signal
-              ? { signal: request.signal }
-              : {}),
+          ...(watchdog ? { headersTimeout: 0, onController: watchdog.attach } : {}),
         });
         watchdog?.done();
         if (retryable && attempt < this.options.maxAttempts && RETRYABLE_STATUS.has(response.statusCode)) {
           const wait = retryAfterMs(response.headers['retry-after']);
           if (wait !== undefined && wait <= this.options.retryAfterCapMs) {
-            await response.body.dump();
+            discard(response.body);
             await sleep(jitter(wait, attempt));
             continue;
           }
@@ -108,18 +128,84 @@ export class UpstreamHttp {
   }
 
   /**
+   * One request on the pooled agent, through undici's dispatcher interface: a small answer is
+   * collected into one Buffer, a large or unannounced one flows through a stream with backpressure
+   * (a paused consumer pauses the socket; a destroyed one aborts the upstream request).
+   */
+  private attempt(attempt: Attempt): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      let statusCode = 0;
+      let headers: Record<string, string | string[]> = {};
+      const chunks: Buffer[] = [];
+      let stream: Readable | undefined;
+      let ended = false;
+      this.agent.dispatch(
+        {
+          origin: attempt.origin,
+          path: attempt.path,
+          method: attempt.method as Dispatcher.HttpMethod,
+          headers: attempt.headers,
+          body: attempt.body,
+          ...(attempt.headersTimeout === undefined ? {} : { headersTimeout: attempt.headersTimeout }),
+        },
+        {
+          onRequestStart(controller) {
+            attempt.onController?.((reason) => controller.abort(reason));
+          },
+          onResponseStart(controller, status, responseHeaders) {
+            statusCode = status;
+            headers = responseHeaders as Record<string, string | string[]>;
+            const length = headers['content-length'];
+            if (length !== undefined && Number(length) <= WHOLE_BODY_BYTES) return;
+            stream = new Readable({
+              read: () => controller.resume(),
+              destroy: (error, callback) => {
+                if (!ended) controller.abort(error ?? new Error('The response body was discarded.'));
+                callback(error);
+              },
+            });
+            resolve({ statusCode, headers, body: stream });
+          },
+          onResponseData(controller, chunk) {
+            if (!stream) chunks.push(chunk);
+            else if (!stream.push(chunk)) controller.pause();
+          },
+          onResponseEnd() {
+            ended = true;
+            if (stream) stream.push(null);
+            else
+              resolve({
+                statusCode,
+                headers,
+                body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+              });
+          },
+          onResponseError(_controller, error) {
+            ended = true;
+            if (stream) stream.destroy(error);
+            else reject(error);
+          },
+        },
+      );
+    });
+  }
+
+  /**
    * Times a streamed upload: the idle timeout while the body flows, then the first-byte timeout once
    * it has been sent. Undici's own headers timeout would count the upload time against the provider.
    */
-  private streamWatchdog(body: Readable, outer: AbortSignal | undefined) {
-    const controller = new AbortController();
+  private streamWatchdog(body: Readable) {
     const idle = `stalled for ${this.options.idleTimeoutMs} ms`;
     let timer: NodeJS.Timeout;
+    let abort: ((reason: Error) => void) | undefined;
     const arm = (why: string, ms: number) => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         state.timedOut = why;
-        controller.abort(new Error(why));
+        const reason = new Error(why);
+        // Ends the upload whether or not undici has started sending it yet.
+        if (abort) abort(reason);
+        else stream.destroy(reason);
       }, ms);
     };
     // Observes the chunks on their way to undici without changing the flow (backpressure included).
@@ -137,20 +223,39 @@ export class UpstreamHttp {
       },
     });
     const options = this.options;
-    const state: { timedOut?: string; signal: AbortSignal; stream: Transform; done(): void } = {
-      signal: controller.signal,
+    const state: {
+      timedOut?: string;
+      stream: Transform;
+      attach(abortAttempt: (reason: Error) => void): void;
+      done(): void;
+    } = {
       stream,
+      attach: (abortAttempt) => {
+        abort = abortAttempt;
+      },
       done: () => clearTimeout(timer),
     };
     arm(idle, options.idleTimeoutMs);
     pipeline(body, stream, () => {});
-    outer?.addEventListener('abort', () => controller.abort(outer.reason), { once: true });
     return state;
   }
 
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** Lets go of a response not worth reading (a stream is aborted rather than drained). */
+export function discard(body: UpstreamResponse['body']): void {
+  if (!Buffer.isBuffer(body)) body.destroy();
+}
+
+/** The whole body, however it arrived. */
+export async function readBody(body: UpstreamResponse['body']): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body;
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /** Retry-After in ms (delta-seconds or HTTP-date); undefined when absent or unreadable. */

@@ -1,7 +1,7 @@
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
 import { upstreamProblem } from './errors.js';
-import type { UpstreamHttp } from './http.js';
+import { readBody, type UpstreamHttp } from './http.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -70,7 +70,7 @@ export class ProviderClient {
       body = JSON.stringify(req.json);
     }
     const response = await this.http.send({ url, method: req.method, headers, body: body ?? null });
-    const text = await response.body.text();
+    const text = (await readBody(response.body)).toString('utf8');
     let data: unknown = text;
     if (text) {
       try {
