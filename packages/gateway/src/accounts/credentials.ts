@@ -71,7 +71,8 @@ export class CredentialManager {
   private readonly byAccount = new Map<string, Credential>();
   private readonly byRef = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
-  private readonly lastUsed = new Map<string, Date>();
+  /** Epoch ms of each account's latest use, written in batches. */
+  private readonly lastUsed = new Map<string, number>();
   private readonly flushTimer: NodeJS.Timeout;
   private readonly clock: () => number;
 
@@ -83,6 +84,12 @@ export class CredentialManager {
 
   async start(): Promise<void> {
     await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => this.forget(accountId));
+  }
+
+  /** The remembered credential when it needs no refresh, without waiting (the proxy's hot path). */
+  cachedForRef(ref: AccountRef): Credential | undefined {
+    const accountId = this.byRef.get(refKey(ref));
+    return accountId === undefined ? undefined : this.fresh(accountId);
   }
 
   /** A valid access token for the account (connection name + identifier). */
@@ -142,7 +149,7 @@ export class CredentialManager {
   /** Writes the batched last-used times (also on an interval). */
   async flushLastUsed(): Promise<void> {
     if (!this.lastUsed.size) return;
-    const batch = new Map(this.lastUsed);
+    const batch = new Map([...this.lastUsed].map(([id, at]) => [id, new Date(at)]));
     this.lastUsed.clear();
     try {
       await touchAccounts(this.deps.db, batch);
@@ -161,7 +168,7 @@ export class CredentialManager {
   private fresh(accountId: string): Credential | undefined {
     const credential = this.byAccount.get(accountId);
     if (!credential || this.needsRefresh(credential.provider, credential.expiresAt)) return undefined;
-    this.lastUsed.set(accountId, new Date(this.clock()));
+    this.lastUsed.set(accountId, this.clock());
     return credential;
   }
 
@@ -186,7 +193,7 @@ export class CredentialManager {
   private remember(credential: Credential): Credential {
     this.byAccount.set(credential.accountId, credential);
     this.byRef.set(refKey(credential), credential.accountId);
-    this.lastUsed.set(credential.accountId, new Date(this.clock()));
+    this.lastUsed.set(credential.accountId, this.clock());
     return credential;
   }
 

@@ -20,9 +20,14 @@ export class ClientStatusCache {
     await this.db.listen(CLIENT_CHANNEL, (clientId) => this.active.delete(clientId));
   }
 
-  async isActive(clientId: string): Promise<boolean> {
+  /** True when the client is known to be active without asking the database (the hot path). */
+  knownActive(clientId: string): boolean {
     const cached = this.active.get(clientId);
-    if (cached && cached.until > Date.now()) return true;
+    return cached !== undefined && cached.until > Date.now();
+  }
+
+  async isActive(clientId: string): Promise<boolean> {
+    if (this.knownActive(clientId)) return true;
     const row = await findGatewayClient(this.db, clientId);
     if (!row || row.revoked_at) {
       this.active.delete(clientId);

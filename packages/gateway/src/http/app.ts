@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import Fastify, {
   type FastifyBaseLogger,
@@ -66,6 +66,9 @@ class RequestLogController extends LogController {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Unique across processes without a random draw per request: a random prefix and a counter.
+const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`;
+let requestCount = 0;
 
 /** Builds the HTTP application; routes stay thin and call the services. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -76,7 +79,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A caller's request id is kept (so logs correlate across services); otherwise one is made.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
+      return typeof given === 'string' && REQUEST_ID.test(given)
+        ? given
+        : `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
     },
     logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     return503OnClosing: true,
@@ -87,8 +92,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
   );
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
   registerProblemHandlers(app);
   await app.register(formbody);

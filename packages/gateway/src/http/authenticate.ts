@@ -22,25 +22,43 @@ function unauthenticated(reason: string): Problem {
   });
 }
 
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
+
 /**
- * The onRequest hook guarding /api/v1: a valid gateway access token from a client that is not revoked.
- * Client status comes from a cache that revocation clears in every process (no row read per request).
+ * The onRequest hook guarding /api/v1 and /proxy: a valid gateway access token from a client that
+ * is not revoked. Client status comes from a cache that revocation clears in every process (no row
+ * read per request). A token and client seen before are accepted without a promise in between.
  */
 export function bearerAuthentication(tokens: AccessTokenIssuer, clients: ClientStatusCache) {
-  return async function authenticate(req: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const header = req.headers.authorization;
+  async function verify(req: FastifyRequest, header: string | undefined): Promise<void> {
     if (!header) {
       throw unauthenticated(
         'Send "Authorization: Bearer <access token>"; get a token from POST /oauth/token with your client_id and client_secret.',
       );
     }
-    const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i.exec(header);
-    if (!match) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
-    const result = await tokens.verify(match[1]!);
+    const token = BEARER.exec(header)?.[1];
+    if (!token) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
+    const result = await tokens.verify(token);
     if (!result.ok) throw unauthenticated(result.reason);
     if (!(await clients.isActive(result.claims.clientId))) {
       throw unauthenticated('The client behind this access token has been revoked; use another client.');
     }
     req.principal = result.claims;
+  }
+
+  return function authenticate(
+    req: FastifyRequest,
+    _reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    // Only tokens that passed the full check are remembered, so an exact match needs no parsing.
+    const header = req.headers.authorization;
+    const known = header?.startsWith('Bearer ') ? tokens.verifiedBefore(header.slice(7)) : undefined;
+    if (known && clients.knownActive(known.clientId)) {
+      req.principal = known;
+      done();
+    } else {
+      verify(req, header).then(() => done(), done);
+    }
   };
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
 import { discard, type UpstreamHttp, type UpstreamResponse } from '../upstream/http.js';
-import { buildUpstreamUrl } from './path.js';
+import { upstreamTarget } from './path.js';
 
 /** Headers that describe one hop, or that only Portico may set; never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -39,37 +39,36 @@ export class ProxyService {
   constructor(private readonly deps: ProxyDeps) {}
 
   async forward(req: FastifyRequest, reply: FastifyReply, environmentId: string): Promise<FastifyReply> {
-    const connectionName = routingHeader(req, 'connection_name', 'x-connection-name');
-    const identifier = routingHeader(req, 'identifier', 'x-identifier');
+    const ref = {
+      environmentId,
+      connectionName: routingHeader(req, 'connection_name', 'x-connection-name'),
+      identifier: routingHeader(req, 'identifier', 'x-identifier'),
+    };
     const [rawPath = '/', rawQuery = ''] = splitOnce(req.url.slice('/proxy'.length) || '/', '?');
 
-    let credential = await this.deps.credentials.forRef({ environmentId, connectionName, identifier });
+    const { credentials, http } = this.deps;
+    let credential = credentials.cachedForRef(ref) ?? (await credentials.forRef(ref));
     // Validated before anything is read from the body or sent anywhere.
-    const url = buildUpstreamUrl(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
+    const target = upstreamTarget(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
 
     const raw = req.body as IncomingMessage | undefined;
-    const body = await this.prepareBody(req, raw);
+    const body = hasBody(req, raw) ? await this.prepareBody(req, raw) : null;
     // A caller that goes away mid-response destroys the relayed body, which aborts the upstream request.
     const send = (c: Credential) =>
-      this.deps.http.send({ url, method: req.method, headers: this.upstreamHeaders(req, c), body });
+      http.send({ ...target, method: req.method, headers: this.upstreamHeaders(req, c), body });
     let response = await send(credential);
     const replayable = body === null || Buffer.isBuffer(body);
     if (response.statusCode === 401 && replayable) {
       discard(response.body);
-      credential = await this.deps.credentials.afterUnauthorized(credential);
+      credential = await credentials.afterUnauthorized(credential);
       response = await send(credential);
     }
     return this.relay(reply, response);
   }
 
-  private async prepareBody(
-    req: FastifyRequest,
-    raw: IncomingMessage | undefined,
-  ): Promise<Buffer | IncomingMessage | null> {
+  private async prepareBody(req: FastifyRequest, raw: IncomingMessage): Promise<Buffer | IncomingMessage> {
     const length = req.headers['content-length'];
-    const chunked = req.headers['transfer-encoding'] !== undefined;
-    if (!raw || (!chunked && (length === undefined || length === '0'))) return null;
-    if (!chunked && Number(length) <= REPLAYABLE_BODY_BYTES) {
+    if (req.headers['transfer-encoding'] === undefined && Number(length) <= REPLAYABLE_BODY_BYTES) {
       const chunks: Buffer[] = [];
       for await (const chunk of raw) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks);
@@ -79,12 +78,14 @@ export class ProxyService {
 
   private upstreamHeaders(req: FastifyRequest, credential: Credential): Record<string, string | string[]> {
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || NOT_FORWARDED_UP.has(name)) continue;
-      headers[name] = value;
+    const incoming = req.headers;
+    for (const name in incoming) {
+      const value = incoming[name];
+      if (value !== undefined && !NOT_FORWARDED_UP.has(name)) headers[name] = value;
     }
-    for (const [name, value] of Object.entries(credential.provider.api.defaultHeaders)) {
-      if (headers[name] === undefined) headers[name] = value;
+    const defaults = credential.provider.api.defaultHeaders;
+    for (const name in defaults) {
+      if (headers[name] === undefined) headers[name] = defaults[name] as string;
     }
     headers.authorization = `Bearer ${credential.accessToken}`;
     return headers;
@@ -105,6 +106,12 @@ export class ProxyService {
     reply.raw.end(response.body);
     return reply;
   }
+}
+
+function hasBody(req: FastifyRequest, raw: IncomingMessage | undefined): raw is IncomingMessage {
+  if (!raw) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 function routingHeader(req: FastifyRequest, name: string, alias: string): string {

@@ -27,7 +27,10 @@ export const DEFAULT_UPSTREAM_OPTIONS: UpstreamOptions = {
 };
 
 export interface UpstreamRequest {
-  url: URL;
+  /** Scheme, host and port, e.g. `https://api.notion.com`. */
+  origin: string;
+  /** The request target: path and query, already encoded. */
+  path: string;
   method: string;
   headers: Record<string, string | string[]>;
   /** A Buffer/string can be replayed; a stream is sent once. */
@@ -92,8 +95,8 @@ export class UpstreamHttp {
       const watchdog = replayable ? undefined : this.streamWatchdog(request.body as Readable);
       try {
         const response = await this.attempt({
-          origin: request.url.origin,
-          path: `${request.url.pathname}${request.url.search}`,
+          origin: request.origin,
+          path: request.path,
           method,
           headers: request.headers,
           body: watchdog ? watchdog.stream : (request.body ?? null),
@@ -115,14 +118,14 @@ export class UpstreamHttp {
         if (watchdog?.timedOut) {
           throw new Problem(
             'upstream_timeout',
-            `The upload to ${request.url.host} ${watchdog.timedOut}; retry later.`,
+            `The upload to ${hostOf(request.origin)} ${watchdog.timedOut}; retry later.`,
           );
         }
         if (retryable && attempt < this.options.maxAttempts && isConnectionError(error)) {
           await sleep(jitter(100 * 2 ** attempt, attempt));
           continue;
         }
-        throw toUpstreamProblem(error, request.url);
+        throw toUpstreamProblem(error, request.origin);
       }
     }
   }
@@ -245,6 +248,10 @@ export class UpstreamHttp {
   }
 }
 
+function hostOf(origin: string): string {
+  return origin.slice(origin.indexOf('//') + 2);
+}
+
 /** Lets go of a response not worth reading (a stream is aborted rather than drained). */
 export function discard(body: UpstreamResponse['body']): void {
   if (!Buffer.isBuffer(body)) body.destroy();
@@ -291,9 +298,9 @@ function isConnectionError(error: unknown): boolean {
 }
 
 /** Transport failures as problems: timeouts are 504 `upstream_timeout`, the rest 503. */
-export function toUpstreamProblem(error: unknown, url: URL): Problem {
+export function toUpstreamProblem(error: unknown, origin: string): Problem {
   if (error instanceof Problem) return error;
-  const host = url.host;
+  const host = hostOf(origin);
   if (
     error instanceof undiciErrors.HeadersTimeoutError ||
     error instanceof undiciErrors.BodyTimeoutError ||

@@ -69,7 +69,13 @@ export class ProviderClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.json);
     }
-    const response = await this.http.send({ url, method: req.method, headers, body: body ?? null });
+    const response = await this.http.send({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.method,
+      headers,
+      body: body ?? null,
+    });
     const text = (await readBody(response.body)).toString('utf8');
     let data: unknown = text;
     if (text) {
