@@ -48,3 +48,60 @@ export function loggerOptions(level: LogLevel): LoggerOptions {
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
+
+type LogArgs = [unknown, ...unknown[]];
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Fastify's per-request logger, made into a real pino child only when something is logged at an
+ * enabled level. A child per request costs more than a proxied request's own work, and most
+ * requests log one line at most (none below info).
+ */
+class DeferredChildLogger {
+  #child: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+  ) {}
+
+  get real(): Logger {
+    this.#child ??= this.parent.child(this.bindings);
+    return this.#child;
+  }
+
+  get level(): string {
+    return (this.#child ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.real.level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.#child ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: Record<string, unknown>, options?: pino.ChildLoggerOptions): Logger {
+    return this.real.child(bindings, options);
+  }
+
+  silent(): void {}
+}
+for (const level of LEVELS) {
+  Object.defineProperty(DeferredChildLogger.prototype, level, {
+    value(this: DeferredChildLogger, ...args: LogArgs) {
+      if (this.isLevelEnabled(level)) (this.real[level] as (...a: LogArgs) => void)(...args);
+    },
+  });
+}
+
+/** Fastify's `childLoggerFactory`: a deferred child unless the route asks for its own level or serializers. */
+export function deferredChildLogger(
+  logger: Logger,
+  bindings: Record<string, unknown>,
+  options: pino.ChildLoggerOptions,
+): Logger {
+  if (options.level || options.serializers) return logger.child(bindings, options);
+  return new DeferredChildLogger(logger, bindings) as unknown as Logger;
+}

@@ -12,6 +12,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
+import { deferredChildLogger } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import type { ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
@@ -84,6 +85,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         : `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
     },
     logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    childLoggerFactory: (logger, bindings, options) =>
+      deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
