@@ -1,5 +1,5 @@
 // Shared pieces of the benchmarks: processes, a keep-alive load generator, PostgreSQL schemas.
-import { spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -86,8 +86,47 @@ export async function stop(child) {
   await new Promise((r) => child.on('exit', r));
 }
 
+/**
+ * The load generator: wrk (Debian package `wrk`) when it is installed, because a C generator
+ * leaves the machine's cores to the processes under test; otherwise the built-in Node one.
+ * BENCH_LOAD=node|wrk chooses.
+ */
+export const LOAD_GENERATOR =
+  process.env.BENCH_LOAD ?? (spawnSync('wrk', ['--version']).error ? 'node' : 'wrk');
+
 /** Keep-alive load for `seconds` with `concurrency` connections; latencies in ms. */
-export async function load({ url, headers = {}, seconds, concurrency }) {
+export function load(options) {
+  return LOAD_GENERATOR === 'wrk' ? wrkLoad(options) : nodeLoad(options);
+}
+
+function wrkLoad({ url, headers = {}, seconds, concurrency }) {
+  const args = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
+  return new Promise((resolve, reject) =>
+    execFile('wrk', [...args, url], (error, stdout) => {
+      if (error) return reject(error);
+      const ms = (label) => {
+        const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(stdout) ?? [];
+        return value === undefined ? NaN : Number(value) * { us: 1e-3, ms: 1, s: 1e3 }[unit];
+      };
+      const count = (re) => Number(re.exec(stdout)?.[1] ?? 0);
+      const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+        stdout,
+      );
+      resolve({
+        requests: count(/(\d+) requests in/),
+        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? NaN),
+        p50: ms('50%'),
+        p99: ms('99%'),
+        errors:
+          count(/Non-2xx or 3xx responses: (\d+)/) +
+          (socketErrors ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+      });
+    }),
+  );
+}
+
+async function nodeLoad({ url, headers = {}, seconds, concurrency }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const latencies = [];
@@ -148,6 +187,13 @@ export async function postgresSchema() {
       await client.end();
     },
   };
+}
+
+/** CPU time (user + system) a process has used so far, in seconds (Linux; 100 clock ticks a second). */
+export async function cpuSecondsOf(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Current resident memory of a process in bytes (Linux). */

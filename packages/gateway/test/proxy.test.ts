@@ -249,6 +249,30 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect((await proxy('sharepoint', '/v1.0/me')).status).toBe(200);
     });
 
+    it('relays answers without a body (HEAD, 204) and the 410 that follows a delete', async () => {
+      const created = await proxy('google_calendar', '/calendar/v3/calendars/primary/events', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          summary: 'Proxy relay check',
+          start: { dateTime: '2026-12-01T10:00:00Z' },
+          end: { dateTime: '2026-12-01T11:00:00Z' },
+        }),
+      });
+      expect(created.status).toBe(200);
+      const { id } = (await created.json()) as { id: string };
+      const path = `/calendar/v3/calendars/primary/events/${id}`;
+      const head = await proxy('google_calendar', path, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      const deleted = await proxy('google_calendar', path, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect(await deleted.text()).toBe('');
+      const again = await proxy('google_calendar', path, { method: 'DELETE' });
+      expect(again.status).toBe(410);
+      expect(await again.json()).toMatchObject({ error: { code: 410 } });
+    });
+
     it('passes provider error bodies back unchanged', async () => {
       const res = await proxy('notion', '/v1/pages/00000000000000000000000000000000');
       expect(res.status).toBe(404);
