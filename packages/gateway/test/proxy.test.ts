@@ -223,6 +223,38 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
     });
 
+    it('answers "Expect: 100-continue" itself and streams the upload (curl does this for large files)', async () => {
+      const token = await t.token();
+      const bytes = randomBytes(2 * 1024 * 1024);
+      const answer = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          `${t.url}/proxy/upload/drive/v3/files?uploadType=media&name=continue.bin`,
+          {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${token}`,
+              connection_name: conn.google_drive!,
+              identifier: ID,
+              'content-type': 'application/octet-stream',
+              'content-length': bytes.length,
+              expect: '100-continue',
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode, body }));
+          },
+        );
+        req.on('continue', () => req.end(bytes));
+        req.on('error', reject);
+      });
+      expect(answer.status).toBe(200);
+      const { id } = JSON.parse(answer.body) as { id: string };
+      const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
+      expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
+    });
+
     it('answers the remaining specification paths from each provider', async () => {
       expect((await proxy('google_calendar', '/calendar/v3/users/me/calendarList')).status).toBe(200);
       const owners = (await (await proxy('hubspot', '/crm/v3/owners/')).json()) as { results: unknown[] };

@@ -19,7 +19,9 @@ const HOP_BY_HOP = new Set([
   'host',
 ]);
 const ROUTING = ['connection_name', 'identifier', 'x-connection-name', 'x-identifier'];
-const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie']);
+// Expect: 100-continue is answered by Portico's own server before the body is read; the upstream
+// request already has the whole body ready (or streaming), so it has nothing to wait for.
+const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie', 'expect']);
 // A provider's cookies belong to its own domain; they are not handed to the caller.
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie']);
 

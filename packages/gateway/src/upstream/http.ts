@@ -311,6 +311,13 @@ export function toUpstreamProblem(error: unknown, origin: string): Problem {
       `The provider at ${host} did not answer in time (${(error as Error).message}); retry later.`,
     );
   }
+  // Refused before anything was sent: a request the HTTP client will not put on the wire.
+  if (error instanceof undiciErrors.InvalidArgumentError || error instanceof undiciErrors.NotSupportedError) {
+    return new Problem(
+      'invalid_input',
+      `The request cannot be sent to ${host} (${(error as Error).message}); remove or correct what it names.`,
+    );
+  }
   if ((error as Error)?.name === 'AbortError') {
     return new Problem('upstream_timeout', `The request to ${host} was aborted before it completed.`);
   }
