@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenIssuer } from '../src/auth/access-tokens.js';
@@ -303,6 +304,38 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
         expect(body.request_id).toBe(res.headers.get('x-request-id'));
         expect(typeof body.detail).toBe('string');
       }
+    });
+
+    it('answers requests the HTTP parser refuses with problems too, then closes the connection', async () => {
+      const { hostname, port } = new URL(t.url);
+      const exchange = (raw: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = net.connect(Number(port), hostname, () => socket.write(raw));
+          let answer = '';
+          socket.on('data', (d) => (answer += d));
+          socket.on('close', () => resolve(answer));
+          socket.on('error', reject);
+        });
+      const cases: [string, number, string][] = [
+        [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+        ['GET /he llo HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
+        ['GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400, 'malformed_request'],
+      ];
+      for (const [raw, status, code] of cases) {
+        const answer = await exchange(raw);
+        const [head = '', body = ''] = answer.split('\r\n\r\n');
+        expect(head, code).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+        expect(head.toLowerCase()).toContain(`content-type: ${PROBLEM}`);
+        expect(head.toLowerCase()).toContain('connection: close');
+        expect(JSON.parse(body)).toMatchObject({
+          status,
+          code,
+          detail: expect.stringMatching(/\S/),
+          request_id: expect.stringMatching(/^req_/),
+        });
+      }
+      // The gateway is still serving.
+      expect((await t.api('/healthz')).status).toBe(200);
     });
 
     it('keeps a caller-supplied request id', async () => {

@@ -19,7 +19,7 @@ import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
-import { registerProblemHandlers } from './errors.js';
+import { clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
@@ -70,6 +70,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Unique across processes without a random draw per request: a random prefix and a counter.
 const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`;
 let requestCount = 0;
+const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
 
 /** Builds the HTTP application; routes stay thin and call the services. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -80,14 +81,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A caller's request id is kept (so logs correlate across services); otherwise one is made.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given)
-        ? given
-        : `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
     logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     childLoggerFactory: (logger, bindings, options) =>
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
+    clientErrorHandler: clientErrorHandler(newRequestId),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });

@@ -1,3 +1,5 @@
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import { summarize, toFieldErrors } from '../validation/validator.js';
@@ -82,4 +84,38 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       ),
     ),
   );
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses before any route sees them
+ * (oversized headers, a malformed request line or header, a request that never finished arriving)
+ * are still answered as problems, on a connection that is then closed.
+ */
+export function clientErrorHandler(requestId: () => string) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    let problem: Problem;
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      problem = new Problem(
+        'headers_too_large',
+        `The request line and headers exceed ${maxHeaderSize} bytes; send less (a long query string or cookie is the usual cause).`,
+      );
+    } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      problem = new Problem('request_timeout', 'The request did not arrive in time; send it again.');
+    } else {
+      problem = new Problem(
+        'malformed_request',
+        `The HTTP request could not be parsed (${error.code ?? 'parse error'}); check the request line and header syntax.`,
+      );
+    }
+    const body = JSON.stringify(problem.toBody(requestId()));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+          `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
 }
