@@ -317,7 +317,11 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
           socket.on('error', reject);
         });
       const cases: [string, number, string][] = [
-        [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+        [
+          `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+          431,
+          'headers_too_large',
+        ],
         ['GET /he llo HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'malformed_request'],
         ['GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400, 'malformed_request'],
       ];

@@ -44,6 +44,41 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
     });
   const requests = () => Object.values(control.counters().requests).reduce((a, b) => a + b, 0);
 
+  /** A proxied Drive media upload through node:http, where the test controls how the body is sent. */
+  async function driveUpload(
+    name: string,
+    headers: http.OutgoingHttpHeaders,
+    send: (req: http.ClientRequest) => void,
+  ) {
+    const token = await t.token();
+    const answer = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        `${t.url}/proxy/upload/drive/v3/files?uploadType=media&name=${name}`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            connection_name: conn.google_drive!,
+            identifier: ID,
+            'content-type': 'application/octet-stream',
+            ...headers,
+          },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      );
+      req.on('error', reject);
+      send(req);
+    });
+    expect(answer.status).toBe(200);
+    const { id } = JSON.parse(answer.body) as { id: string };
+    const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
+    return sha256(new Uint8Array(await media.arrayBuffer()));
+  }
+
   describe('routing and credentials', () => {
     it('forwards to the provider as the end user, adding the provider default headers', async () => {
       const res = await proxy('notion', '/v1/users/me');
@@ -224,35 +259,23 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
     });
 
     it('answers "Expect: 100-continue" itself and streams the upload (curl does this for large files)', async () => {
-      const token = await t.token();
       const bytes = randomBytes(2 * 1024 * 1024);
-      const answer = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
-        const req = http.request(
-          `${t.url}/proxy/upload/drive/v3/files?uploadType=media&name=continue.bin`,
-          {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${token}`,
-              connection_name: conn.google_drive!,
-              identifier: ID,
-              'content-type': 'application/octet-stream',
-              'content-length': bytes.length,
-              expect: '100-continue',
-            },
-          },
-          (res) => {
-            let body = '';
-            res.on('data', (d) => (body += d));
-            res.on('end', () => resolve({ status: res.statusCode, body }));
-          },
-        );
-        req.on('continue', () => req.end(bytes));
-        req.on('error', reject);
+      const stored = await driveUpload(
+        'continue.bin',
+        { 'content-length': bytes.length, expect: '100-continue' },
+        (req) => req.on('continue', () => req.end(bytes)),
+      );
+      expect(stored).toBe(sha256(bytes));
+    });
+
+    it('streams a chunked upload of unannounced length', async () => {
+      const pieces = [randomBytes(70_000), randomBytes(1), randomBytes(250_000)];
+      // No Content-Length: Node sends Transfer-Encoding: chunked.
+      const stored = await driveUpload('chunked.bin', {}, (req) => {
+        for (const piece of pieces) req.write(piece);
+        req.end();
       });
-      expect(answer.status).toBe(200);
-      const { id } = JSON.parse(answer.body) as { id: string };
-      const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
-      expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
+      expect(stored).toBe(sha256(Buffer.concat(pieces)));
     });
 
     it('answers the remaining specification paths from each provider', async () => {
