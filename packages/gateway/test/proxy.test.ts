@@ -278,6 +278,35 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect(stored).toBe(sha256(Buffer.concat(pieces)));
     });
 
+    it('survives a caller that leaves halfway through an upload, and stores nothing', async () => {
+      const token = await t.token();
+      const before = (
+        (await (await proxy('google_drive', '/drive/v3/files?pageSize=1000')).json()) as { files: unknown[] }
+      ).files.length;
+      await new Promise<void>((resolve) => {
+        const req = http.request(`${t.url}/proxy/upload/drive/v3/files?uploadType=media&name=abandoned.bin`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            connection_name: conn.google_drive!,
+            identifier: ID,
+            'content-type': 'application/octet-stream',
+            'content-length': 8 * 1024 * 1024,
+          },
+        });
+        req.on('error', () => resolve());
+        req.write(randomBytes(1024 * 1024), () => setTimeout(() => req.destroy(), 50));
+      });
+      // Still serving, and the half-sent file never became a file.
+      await expect
+        .poll(async () => {
+          const res = await proxy('google_drive', '/drive/v3/files?pageSize=1000');
+          return ((await res.json()) as { files: unknown[] }).files.length;
+        })
+        .toBe(before);
+      expect((await t.api('/healthz')).status).toBe(200);
+    });
+
     it('answers the remaining specification paths from each provider', async () => {
       expect((await proxy('google_calendar', '/calendar/v3/users/me/calendarList')).status).toBe(200);
       const owners = (await (await proxy('hubspot', '/crm/v3/owners/')).json()) as { results: unknown[] };
