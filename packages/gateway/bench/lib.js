@@ -44,8 +44,9 @@ export async function startProcess(script, args, env, readyUrl, nodeArgs = []) {
 }
 
 /**
- * Starts `portico start` on a free port; resolves once /readyz answers. BENCH_GATEWAY_NODE_ARGS
- * passes options to the gateway's node (e.g. "--cpu-prof --cpu-prof-dir=prof" to profile it).
+ * Starts `portico start` on a free port, as the README runs it (young generation sized); resolves
+ * once /readyz answers. BENCH_GATEWAY_NODE_ARGS replaces the node options (e.g. "--cpu-prof
+ * --cpu-prof-dir=prof" to profile it, or "" for Node's defaults).
  */
 export async function startGateway(env) {
   const port = await freePort();
@@ -61,7 +62,7 @@ export async function startGateway(env) {
       ...env,
     },
     `${url}/readyz`,
-    process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean),
+    (process.env.BENCH_GATEWAY_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean),
   );
   const creds = /client_id:\s+(\S+)\n\s+client_secret:\s+(\S+)/.exec(started.output());
   return { ...started, url, creds: creds && { id: creds[1], secret: creds[2] } };

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 import { parseArgs } from 'node:util';
 import { bootstrapStore } from './auth/bootstrap.js';
 import {
@@ -85,6 +85,18 @@ async function start(config: Config): Promise<void> {
   const url = await gateway.listen();
   if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
   gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
+  if (!youngGenerationSized()) {
+    gateway.logger.info(
+      'Start node with --max-semi-space-size=32 (or NODE_OPTIONS=--max-semi-space-size=32): with the default young generation the proxy can spend a fifth of its time collecting garbage.',
+    );
+  }
+}
+
+/** Whether the V8 young generation was sized on the command line (it cannot be changed once running). */
+function youngGenerationSized(): boolean {
+  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
+    arg.startsWith('--max-semi-space-size'),
+  );
 }
 
 async function main(argv: string[]): Promise<number> {
