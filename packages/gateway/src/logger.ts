@@ -49,6 +49,29 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
 
+/** The one line written per completed request: fields fixed by the code, none able to hold a secret. */
+export interface RequestLine {
+  request_id: string;
+  method: string;
+  /** Without the query string (which carries OAuth codes and states). */
+  path: string;
+  status: number;
+  duration_ms: number;
+}
+
+/**
+ * Writes request lines. They skip the redaction pass: their fields are primitives fixed by the
+ * code, and the pass (wildcard paths walk every key) costs several times the line itself, which at
+ * one line per proxied request was a third of the proxy's CPU. Everything else stays redacted.
+ */
+export function requestLineWriter(logger: Logger): { enabled(): boolean; write(line: RequestLine): void } {
+  const plain = logger.child({}, { redact: { paths: [] } });
+  return {
+    enabled: () => plain.isLevelEnabled('info'),
+    write: (line) => plain.info(line, 'request completed'),
+  };
+}
+
 type LogArgs = [unknown, ...unknown[]];
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLevel } from '../src/config.js';
-import { createLogger, deferredChildLogger } from '../src/logger.js';
+import { createLogger, deferredChildLogger, requestLineWriter } from '../src/logger.js';
 
 function capture(level: LogLevel) {
   const lines: Record<string, unknown>[] = [];
@@ -41,5 +41,32 @@ describe('per-request logger (deferred child)', () => {
     const log = deferredChildLogger(logger, { request_id: 'req_3' }, { level: 'debug' });
     log.debug('route-level debug');
     expect(lines).toMatchObject([{ request_id: 'req_3', msg: 'route-level debug' }]);
+  });
+});
+
+describe('request lines', () => {
+  const line = {
+    request_id: 'req_9',
+    method: 'GET',
+    path: '/proxy/v1/users/me',
+    status: 200,
+    duration_ms: 0.42,
+  };
+
+  it('writes one line per request with its id, at info', () => {
+    const { logger, lines } = capture('info');
+    const writer = requestLineWriter(logger);
+    expect(writer.enabled()).toBe(true);
+    writer.write(line);
+    expect(lines).toMatchObject([{ ...line, level: 30, service: 'portico', msg: 'request completed' }]);
+  });
+
+  it('is off below info, and leaves the main logger redacting', () => {
+    const quiet = capture('warn');
+    expect(requestLineWriter(quiet.logger).enabled()).toBe(false);
+    const { logger, lines } = capture('info');
+    requestLineWriter(logger);
+    logger.info({ access_token: 'still-secret' }, 'x');
+    expect(JSON.stringify(lines)).not.toContain('still-secret');
   });
 });

@@ -12,7 +12,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
-import { deferredChildLogger } from '../logger.js';
+import { deferredChildLogger, requestLineWriter } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import type { ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
@@ -49,20 +49,38 @@ export interface AppOptions {
 
 /**
  * One line per request, written when it completes. Only the path is logged: query strings carry
- * OAuth codes and states, which are secrets.
+ * OAuth codes and states, which are secrets. Errors go through the request's (redacting) logger.
  */
 class RequestLogController extends LogController {
+  private readonly lines: ReturnType<typeof requestLineWriter>;
+
+  constructor(logger: Logger) {
+    super({ requestIdLogLabel: 'request_id' });
+    this.lines = requestLineWriter(logger);
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
-    const line = {
-      method: req.method,
-      path: req.url.split('?')[0],
-      status: reply.statusCode,
-      duration_ms: Math.round(reply.elapsedTime * 100) / 100,
-    };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (!error && !this.lines.enabled()) return;
+    const query = req.url.indexOf('?');
+    const path = query === -1 ? req.url : req.url.slice(0, query);
+    const status = reply.statusCode;
+    const durationMs = Math.round(reply.elapsedTime * 100) / 100;
+    if (error) {
+      reply.log.error(
+        { method: req.method, path, status, duration_ms: durationMs, err: error },
+        'request errored',
+      );
+    } else {
+      this.lines.write({
+        request_id: String(req.id),
+        method: req.method,
+        path,
+        status,
+        duration_ms: durationMs,
+      });
+    }
   }
 }
 
@@ -83,7 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
     },
-    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController(options.logger),
     childLoggerFactory: (logger, bindings, options) =>
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
