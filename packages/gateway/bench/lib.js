@@ -29,8 +29,13 @@ export async function startProcess(script, args, env, readyUrl, nodeArgs = []) {
     env: { PATH: process.env.PATH, ...env },
   });
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
+  // The start-up output is what is read (credentials, errors); a gateway logging every request
+  // would otherwise fill this process's memory.
+  const keep = (d) => {
+    if (out.length < 1024 * 1024) out += d;
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
   for (;;) {
     try {
       const res = await fetch(readyUrl);

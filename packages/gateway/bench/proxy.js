@@ -4,7 +4,8 @@
 // up and down through the proxy. Direct and through-gateway loads alternate for a few rounds, so
 // a slow moment of a shared machine hits both; the ratio is the median of the rounds' ratios.
 // CPU time per request of each process is printed too: it moves less than throughput does.
-// Usage: npm run bench:proxy [-- --seconds 5 --rounds 3 --concurrency 32 --stream-mib 1024]
+// The gateway logs at warn unless --log-level says otherwise (info writes a line per request).
+// Usage: npm run bench:proxy [-- --seconds 5 --rounds 3 --concurrency 32 --stream-mib 1024 --log-level warn]
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '32' },
     'stream-mib': { type: 'string', default: '1024' },
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -95,7 +97,11 @@ async function measure(target, processes) {
 }
 
 async function bench(label, env) {
-  const gw = await startGateway({ ...env, PORTICO_SANDBOX_URL: emulatorUrl });
+  const gw = await startGateway({
+    ...env,
+    PORTICO_SANDBOX_URL: emulatorUrl,
+    PORTICO_LOG_LEVEL: values['log-level'],
+  });
   try {
     const token = await gatewayToken(gw.url, gw.creds);
     await authorize(gw, token, 'notion', 'notion', 'bench-user');
@@ -127,7 +133,7 @@ async function bench(label, env) {
     const g1 = await load({ ...through, concurrency: 1 });
     const us = (v) => `${v.toFixed(1)} µs`;
     console.log(
-      `${label} — GET /v1/users/me, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${SECONDS} s, load from ${LOAD_GENERATOR}`,
+      `${label} — GET /v1/users/me, ${CONCURRENCY} connections, ${ROUNDS} rounds of ${SECONDS} s, load from ${LOAD_GENERATOR}, gateway log level ${values['log-level']}`,
     );
     console.log(
       `  direct   ${fmt(d)}   | 1 connection: p50 ${d1.p50.toFixed(3)} ms | CPU per request: emulator ${us(d.cpuUs[0])}`,
