@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { bootstrapStore } from './auth/bootstrap.js';
 import {
