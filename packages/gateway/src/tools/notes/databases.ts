@@ -7,6 +7,7 @@ import {
   BlockInputSchema,
   CoverSchema,
   checkBlock,
+  createPage,
   databaseColumns,
   exactlyOne,
   IconSchema,
@@ -18,7 +19,6 @@ import {
   stringEnum,
   toCover,
   toIcon,
-  toNotionBlock,
   toNotionProperties,
   withoutRequestId,
 } from './shared.js';
@@ -281,18 +281,7 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {
     const properties = allNotionForm(input.properties)
       ? input.properties
       : toNotionProperties(input.properties, await databaseColumns(client, databaseId));
-    const res = await client.request({
-      method: 'POST',
-      path: '/v1/pages',
-      json: {
-        parent: { type: 'database_id', database_id: databaseId },
-        properties,
-        ...(input.blocks ? { children: input.blocks.map(toNotionBlock) } : {}),
-        ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
-        ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
-      },
-    });
-    return withoutRequestId(res.data);
+    return createPage(client, { type: 'database_id', database_id: databaseId }, properties, input);
   },
 });
 

@@ -8,6 +8,7 @@ import {
   CoverSchema,
   checkBlock,
   columnsOf,
+  createPage,
   databaseColumns,
   exactlyOne,
   IconSchema,
@@ -15,7 +16,6 @@ import {
   richText,
   toCover,
   toIcon,
-  toNotionBlock,
   toNotionProperties,
   withoutRequestId,
 } from './shared.js';
@@ -108,18 +108,7 @@ Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Me
       parent = { type: 'page_id', page_id: normalizeId(input.parent_page_id!) };
       properties = input.title !== undefined ? { title: { title: richText(input.title) } } : {};
     }
-    const res = await client.request({
-      method: 'POST',
-      path: '/v1/pages',
-      json: {
-        parent,
-        properties,
-        ...(input.blocks ? { children: input.blocks.map(toNotionBlock) } : {}),
-        ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
-        ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
-      },
-    });
-    return withoutRequestId(res.data);
+    return createPage(client, parent, properties, input);
   },
 });
 

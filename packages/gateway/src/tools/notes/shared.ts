@@ -207,6 +207,27 @@ export function toCover(value: string | null): Record<string, unknown> | null {
   return value === null ? null : { type: 'external', external: { url: value } };
 }
 
+/** POST /v1/pages: a page (or database row) with its properties, optional content, icon and cover. */
+export async function createPage(
+  client: ProviderClient,
+  parent: Record<string, unknown>,
+  properties: Record<string, unknown>,
+  input: { blocks?: BlockInput[]; icon?: string | null; cover?: string | null },
+): Promise<Record<string, unknown>> {
+  const res = await client.request({
+    method: 'POST',
+    path: '/v1/pages',
+    json: {
+      parent,
+      properties,
+      ...(input.blocks ? { children: input.blocks.map(toNotionBlock) } : {}),
+      ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
+      ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
+    },
+  });
+  return withoutRequestId(res.data);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Paging
 
