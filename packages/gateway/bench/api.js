@@ -3,11 +3,8 @@
 // Runs on the embedded store, and on PostgreSQL when BENCH_DATABASE_URL (default: the local test
 // database) is reachable. The gateway runs in its own process so the load generator does not
 // share its event loop. Start-up time is measured to the first successful /readyz.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { gatewayToken, load, postgresSchema, startGateway, stop } from './lib.js';
+import { gatewayToken, load, onBothStores, startGateway, stop } from './lib.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' } },
@@ -43,18 +40,4 @@ async function bench(label, env) {
   );
 }
 
-const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
-try {
-  await bench('embedded', { PORTICO_DATA_DIR: dir });
-} finally {
-  await rm(dir, { recursive: true, force: true });
-}
-const pgSchema = await postgresSchema();
-if (pgSchema.skipped) console.log(`postgres   skipped: ${pgSchema.skipped}`);
-else {
-  try {
-    await bench('postgres', pgSchema.env);
-  } finally {
-    await pgSchema.drop();
-  }
-}
+await onBothStores(bench);

@@ -1,9 +1,11 @@
 // Shared pieces of the benchmarks: processes, a keep-alive load generator, PostgreSQL schemas.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -200,6 +202,25 @@ export async function cpuSecondsOf(pid) {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Runs `bench(label, env)` on a fresh embedded store, then on a throw-away PostgreSQL schema. */
+export async function onBothStores(bench) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
+  try {
+    await bench('embedded', { PORTICO_DATA_DIR: dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const pgSchema = await postgresSchema();
+  if (pgSchema.skipped) console.log(`postgres   skipped: ${pgSchema.skipped}`);
+  else {
+    try {
+      await bench('postgres', pgSchema.env);
+    } finally {
+      await pgSchema.drop();
+    }
+  }
 }
 
 /** Current resident memory of a process in bytes (Linux). */

@@ -2,15 +2,12 @@
 // tool call and proxied request) and a refresh (row lock, token endpoint, sealed write, commit).
 // Runs the gateway in-process with its sandbox emulators, on the embedded store and on PostgreSQL.
 // Usage: npm run bench:tokens [-- --lookups 200000 --refreshes 50]
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { submitConsent } from '@portico/emulators';
 import { pino } from 'pino';
 import { loadConfig } from '../dist/config.js';
 import { createGateway } from '../dist/gateway.js';
-import { freePort, gatewayToken, postgresSchema } from './lib.js';
+import { freePort, gatewayToken, onBothStores } from './lib.js';
 
 const { values } = parseArgs({
   options: { lookups: { type: 'string', default: '200000' }, refreshes: { type: 'string', default: '50' } },
@@ -81,18 +78,4 @@ async function bench(label, env) {
   }
 }
 
-const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
-try {
-  await bench('embedded', { PORTICO_DATA_DIR: dir });
-} finally {
-  await rm(dir, { recursive: true, force: true });
-}
-const pgSchema = await postgresSchema();
-if (pgSchema.skipped) console.log(`postgres   skipped: ${pgSchema.skipped}`);
-else {
-  try {
-    await bench('postgres', pgSchema.env);
-  } finally {
-    await pgSchema.drop();
-  }
-}
+await onBothStores(bench);
