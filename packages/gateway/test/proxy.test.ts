@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { EmulatorControl } from '@portico/emulators';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ProxyService } from '../src/proxy/proxy.js';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -433,6 +434,52 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
           String(l.path).startsWith('/proxy'),
       );
       expect(line).toMatchObject({ method: 'GET', path: '/proxy/crm/v3/owners/', status: 200 });
+    });
+
+    it('answers a warm request on the fast path exactly as the full path answered the first', async () => {
+      // A token the gateway has not seen yet: its first request takes Fastify's route (and is
+      // verified there); the second skips that pipeline.
+      const token = await t.token();
+      const prepare = vi.spyOn(ProxyService.prototype, 'prepare');
+      const send = () =>
+        fetch(`${t.url}/proxy/v1/users/me`, {
+          headers: { authorization: `Bearer ${token}`, connection_name: conn.notion!, identifier: ID },
+        });
+      try {
+        const first = await send();
+        expect(prepare).toHaveBeenCalledTimes(1);
+        const second = await send();
+        expect(prepare).toHaveBeenCalledTimes(1);
+        const comparable = (res: Response) =>
+          [...res.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id');
+        expect(second.status).toBe(first.status);
+        expect(comparable(second)).toEqual(comparable(first));
+        // Notion answers with a request_id of its own in every body.
+        const body = async (res: Response) => ({ ...((await res.json()) as object), request_id: undefined });
+        expect(await body(second)).toEqual(await body(first));
+        expect(second.headers.get('x-request-id')).toMatch(/^req_/);
+        expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+      } finally {
+        prepare.mockRestore();
+      }
+    });
+
+    it('answers a provider that drops the connection with a problem on a warm request', async () => {
+      expect((await proxy('notion', '/v1/users/me')).status).toBe(200);
+      control.addFault({ emulator: 'notion', path: '^/notion/v1/users/me', drop: true, times: 3 });
+      try {
+        const res = await proxy('notion', '/v1/users/me', { headers: { 'x-request-id': 'dropped-1' } });
+        expect(res.status).toBe(503);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        expect(res.headers.get('x-request-id')).toBe('dropped-1');
+        expect(await res.json()).toMatchObject({ code: 'upstream_unavailable', request_id: 'dropped-1' });
+        expect(t.logs.find((l) => l.request_id === 'dropped-1' && l.msg === 'request failed')).toMatchObject({
+          code: 'upstream_unavailable',
+          status: 503,
+        });
+      } finally {
+        control.clearFaults();
+      }
     });
 
     it('reads no database row per proxied request once warm', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import formbody from '@fastify/formbody';
 import Fastify, {
   type FastifyBaseLogger,
@@ -20,6 +21,7 @@ import type { ToolEngine } from '../tools/engine.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
 import { clientErrorHandler, registerProblemHandlers } from './errors.js';
+import { fastProxy } from './fast-proxy.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
@@ -51,35 +53,51 @@ export interface AppOptions {
  * One line per request, written when it completes. Only the path is logged: query strings carry
  * OAuth codes and states, which are secrets. Errors go through the request's (redacting) logger.
  */
-class RequestLogController extends LogController {
+class RequestLines {
   private readonly lines: ReturnType<typeof requestLineWriter>;
 
   constructor(logger: Logger) {
-    super({ requestIdLogLabel: 'request_id' });
     this.lines = requestLineWriter(logger);
+  }
+
+  enabled(): boolean {
+    return this.lines.enabled();
+  }
+
+  write(requestId: string, method: string, url: string, status: number, durationMs: number): void {
+    const query = url.indexOf('?');
+    this.lines.write({
+      request_id: requestId,
+      method,
+      path: query === -1 ? url : url.slice(0, query),
+      status,
+      duration_ms: Math.round(durationMs * 100) / 100,
+    });
+  }
+}
+
+class RequestLogController extends LogController {
+  constructor(private readonly lines: RequestLines) {
+    super({ requestIdLogLabel: 'request_id' });
   }
 
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
-    if (!error && !this.lines.enabled()) return;
-    const query = req.url.indexOf('?');
-    const path = query === -1 ? req.url : req.url.slice(0, query);
-    const status = reply.statusCode;
-    const durationMs = Math.round(reply.elapsedTime * 100) / 100;
     if (error) {
+      const query = req.url.indexOf('?');
       reply.log.error(
-        { method: req.method, path, status, duration_ms: durationMs, err: error },
+        {
+          method: req.method,
+          path: query === -1 ? req.url : req.url.slice(0, query),
+          status: reply.statusCode,
+          duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+          err: error,
+        },
         'request errored',
       );
-    } else {
-      this.lines.write({
-        request_id: String(req.id),
-        method: req.method,
-        path,
-        status,
-        duration_ms: durationMs,
-      });
+    } else if (this.lines.enabled()) {
+      this.lines.write(String(req.id), req.method, req.url, reply.statusCode, reply.elapsedTime);
     }
   }
 }
@@ -89,19 +107,41 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const REQUEST_ID_PREFIX = `req_${randomBytes(8).toString('hex')}`;
 let requestCount = 0;
 const newRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(36)}`;
+// A caller's request id is kept (so logs correlate across services); otherwise one is made.
+const requestIdOf = (req: IncomingMessage) => {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
+};
+
+/**
+ * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
+ * handler (see ./fast-proxy.ts); `fast` is set once the services are wired.
+ */
+function serverWithFastPath(fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean }) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) => {
+    const server = createServer((opts.http ?? {}) as ServerOptions, (req, res) => {
+      if (!fast.serve?.(req, res)) handler(req, res);
+    });
+    server.keepAliveTimeout = opts.keepAliveTimeout as number;
+    server.requestTimeout = opts.requestTimeout as number;
+    server.setTimeout(opts.connectionTimeout as number);
+    if ((opts.maxRequestsPerSocket as number) > 0)
+      server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+    return server;
+  };
+}
 
 /** Builds the HTTP application; routes stay thin and call the services. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
+  const lines = new RequestLines(options.logger);
+  const fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean } = {};
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
-    // A caller's request id is kept (so logs correlate across services); otherwise one is made.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
-    },
-    logController: new RequestLogController(options.logger),
+    genReqId: requestIdOf,
+    serverFactory: serverWithFastPath(fast),
+    logController: new RequestLogController(lines),
     childLoggerFactory: (logger, bindings, options) =>
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
@@ -143,5 +183,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: '/proxy' },
   );
   await options.mount?.(app);
+
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fast.serve = fastProxy({
+    tokens: services.tokens,
+    clients: services.clients,
+    proxy: services.proxy,
+    logger: app.log,
+    requestId: requestIdOf,
+    logsRequests: () => lines.enabled(),
+    completed: (id, req, res, startedAt) =>
+      lines.write(id, req.method as string, req.url as string, res.statusCode, performance.now() - startedAt),
+    closing: () => closing,
+  });
   return app;
 }

@@ -1,19 +1,46 @@
-import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import { summarize, toFieldErrors } from '../validation/validator.js';
 
+/** The headers a Problem answers with, besides its content type. */
+function problemHeaders(problem: Problem): Record<string, string> {
+  const headers: Record<string, string> = { ...problem.options.headers };
+  if (problem.options.retryAfterMs !== undefined && headers['retry-after'] === undefined) {
+    headers['retry-after'] = String(Math.ceil(problem.options.retryAfterMs / 1000));
+  }
+  return headers;
+}
+
 /** Sends a Problem as `application/problem+json`, with its headers. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
-  if (problem.options.retryAfterMs !== undefined && !reply.hasHeader('retry-after')) {
-    reply.header('retry-after', String(Math.ceil(problem.options.retryAfterMs / 1000)));
-  }
   return reply
+    .headers(problemHeaders(problem))
     .code(problem.status)
     .type(PROBLEM_CONTENT_TYPE)
     .send(problem.toBody(String(reply.request.id)));
+}
+
+/** The same answer on a bare Node response (the proxy's fast path, outside Fastify). */
+export function writeProblem(res: ServerResponse, problem: Problem, requestId: string): void {
+  const body = JSON.stringify(problem.toBody(requestId));
+  res.writeHead(problem.status, {
+    ...problemHeaders(problem),
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+/** How a handled problem is logged: an unexpected error with its stack, a caller's mistake briefly. */
+export function logProblem(log: FastifyBaseLogger, problem: Problem, error: unknown): void {
+  if (problem.status >= 500 && problem.code === 'internal_error') {
+    log.error({ err: error }, 'unhandled error');
+  } else {
+    log.info({ code: problem.code, status: problem.status }, 'request failed');
+  }
 }
 
 /** Maps whatever was thrown to a Problem; unknown errors become an opaque 500. */
@@ -58,9 +85,14 @@ export function toProblem(error: unknown, req: FastifyRequest): Problem {
       status: e.statusCode,
     });
   }
+  return internalProblem(String(req.id));
+}
+
+/** What an error nobody anticipated becomes: opaque to the caller, logged in full. */
+export function internalProblem(requestId: string): Problem {
   return new Problem(
     'internal_error',
-    `An unexpected error occurred; retry, and report request id ${String(req.id)} if it persists.`,
+    `An unexpected error occurred; retry, and report request id ${requestId} if it persists.`,
   );
 }
 
@@ -68,11 +100,7 @@ export function toProblem(error: unknown, req: FastifyRequest): Problem {
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, req, reply) => {
     const problem = toProblem(error, req);
-    if (problem.status >= 500 && problem.code === 'internal_error') {
-      req.log.error({ err: error }, 'unhandled error');
-    } else {
-      req.log.info({ code: problem.code, status: problem.status }, 'request failed');
-    }
+    logProblem(req.log, problem, error);
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((req, reply) =>

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
 import { discard, type UpstreamHttp, type UpstreamResponse } from '../upstream/http.js';
-import { upstreamTarget } from './path.js';
+import { type UpstreamTarget, upstreamTarget } from './path.js';
 
 /** Headers that describe one hop, or that only Portico may set; never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -33,6 +33,22 @@ export interface ProxyDeps {
   http: UpstreamHttp;
 }
 
+/** One proxied request, as the caller sent it (independent of the HTTP framework that received it). */
+export interface ProxyCall {
+  environmentId: string;
+  method: string;
+  /** The request target after `/proxy`: path and query as sent. */
+  target: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A call whose credential and upstream target are settled: ready to go on the wire. */
+export interface PreparedCall {
+  call: ProxyCall;
+  credential: Credential;
+  target: UpstreamTarget;
+}
+
 /**
  * ANY /proxy/{path}: the caller's request, sent to the provider as the end user. Bodies stream both
  * ways (a 1 GiB upload or download never sits in memory); the upstream answer comes back as is.
@@ -40,92 +56,134 @@ export interface ProxyDeps {
 export class ProxyService {
   constructor(private readonly deps: ProxyDeps) {}
 
-  async forward(req: FastifyRequest, reply: FastifyReply, environmentId: string): Promise<FastifyReply> {
+  /**
+   * The call prepared without waiting on anything (credential cached, path valid), or undefined
+   * when it needs the full path: a lookup, a refresh or a problem to report.
+   */
+  preparedNow(call: ProxyCall): PreparedCall | undefined {
+    const connectionName = firstValue(call.headers.connection_name ?? call.headers['x-connection-name']);
+    const identifier = firstValue(call.headers.identifier ?? call.headers['x-identifier']);
+    if (!connectionName || !identifier) return undefined;
+    const credential = this.deps.credentials.cachedForRef({
+      environmentId: call.environmentId,
+      connectionName,
+      identifier,
+    });
+    if (!credential) return undefined;
+    try {
+      return { call, credential, target: targetOf(call, credential) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Settles the credential and target of any call; problems (no account, bad path) are thrown. */
+  async prepare(call: ProxyCall): Promise<PreparedCall> {
     const ref = {
-      environmentId,
-      connectionName: routingHeader(req, 'connection_name', 'x-connection-name'),
-      identifier: routingHeader(req, 'identifier', 'x-identifier'),
+      environmentId: call.environmentId,
+      connectionName: routingHeader(call.headers, 'connection_name', 'x-connection-name'),
+      identifier: routingHeader(call.headers, 'identifier', 'x-identifier'),
     };
-    const [rawPath = '/', rawQuery = ''] = splitOnce(req.url.slice('/proxy'.length) || '/', '?');
+    const { credentials } = this.deps;
+    const credential = credentials.cachedForRef(ref) ?? (await credentials.forRef(ref));
+    return { call, credential, target: targetOf(call, credential) };
+  }
 
-    const { credentials, http } = this.deps;
-    let credential = credentials.cachedForRef(ref) ?? (await credentials.forRef(ref));
-    // Validated before anything is read from the body or sent anywhere.
-    const target = upstreamTarget(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
-
-    const raw = req.body as IncomingMessage | undefined;
-    const body = hasBody(req, raw) ? await this.prepareBody(req, raw) : null;
-    // A caller that goes away mid-response destroys the relayed body, which aborts the upstream request.
+  /**
+   * Sends the call with the body (null, whole or a stream); an upstream 401 refreshes the
+   * credential and replays the call once when the body allows it. The caller owns the response body.
+   */
+  async exchange(prepared: PreparedCall, body: Buffer | Readable | null): Promise<UpstreamResponse> {
+    const { call, target } = prepared;
+    let credential = prepared.credential;
     // (Properties spelled out: a leading object spread costs more than the rest of this function.)
     const send = (c: Credential) =>
-      http.send({
+      this.deps.http.send({
         origin: target.origin,
         path: target.path,
-        method: req.method,
-        headers: this.upstreamHeaders(req, c),
+        method: call.method,
+        headers: upstreamHeaders(call.headers, c),
         body,
       });
     let response = await send(credential);
-    const replayable = body === null || Buffer.isBuffer(body);
-    if (response.statusCode === 401 && replayable) {
+    if (response.statusCode === 401 && (body === null || Buffer.isBuffer(body))) {
       discard(response.body);
-      credential = await credentials.afterUnauthorized(credential);
+      credential = await this.deps.credentials.afterUnauthorized(credential);
       response = await send(credential);
     }
-    return this.relay(reply, response);
-  }
-
-  private async prepareBody(req: FastifyRequest, raw: IncomingMessage): Promise<Buffer | IncomingMessage> {
-    const length = req.headers['content-length'];
-    if (req.headers['transfer-encoding'] === undefined && Number(length) <= REPLAYABLE_BODY_BYTES) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of raw) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks);
-    }
-    return raw;
-  }
-
-  private upstreamHeaders(req: FastifyRequest, credential: Credential): Record<string, string | string[]> {
-    const headers: Record<string, string | string[]> = {};
-    const incoming = req.headers;
-    for (const name in incoming) {
-      const value = incoming[name];
-      if (value !== undefined && !NOT_FORWARDED_UP.has(name)) headers[name] = value;
-    }
-    const defaults = credential.provider.api.defaultHeaders;
-    for (const name in defaults) {
-      if (headers[name] === undefined) headers[name] = defaults[name] as string;
-    }
-    headers.authorization = `Bearer ${credential.accessToken}`;
-    return headers;
-  }
-
-  private relay(reply: FastifyReply, response: UpstreamResponse): FastifyReply {
-    const headers: Record<string, string | string[]> = {};
-    for (const name in response.headers) {
-      if (!NOT_FORWARDED_DOWN.has(name)) headers[name] = response.headers[name]!;
-    }
-    if (!Buffer.isBuffer(response.body))
-      return reply.code(response.statusCode).headers(headers).send(response.body);
-    // A whole (small) body goes straight to the socket in one write, the common JSON case, where
-    // Fastify's reply pipeline would cost more than the bytes.
-    headers['x-request-id'] = String(reply.request.id);
-    reply.hijack();
-    reply.raw.writeHead(response.statusCode, headers);
-    reply.raw.end(response.body);
-    return reply;
+    return response;
   }
 }
 
-function hasBody(req: FastifyRequest, raw: IncomingMessage | undefined): raw is IncomingMessage {
-  if (!raw) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+/**
+ * The request body to forward: none, the whole body when small enough to replay after a refresh,
+ * otherwise the stream itself. Validation happens before this reads anything.
+ */
+export async function proxyBody(
+  headers: IncomingHttpHeaders,
+  raw: IncomingMessage,
+): Promise<Buffer | Readable | null> {
+  if (!hasBody(headers)) return null;
+  if (
+    headers['transfer-encoding'] === undefined &&
+    Number(headers['content-length']) <= REPLAYABLE_BODY_BYTES
+  ) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of raw) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+  return raw;
 }
 
-function routingHeader(req: FastifyRequest, name: string, alias: string): string {
-  const value = req.headers[name] ?? req.headers[alias];
-  const text = Array.isArray(value) ? value[0] : value;
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Writes the provider's answer to the caller: its status, its headers minus hop-by-hop ones and the
+ * request id, its body whole (one write, the common JSON case) or streamed with backpressure. A
+ * caller that goes away destroys the relayed body, which aborts the upstream request.
+ */
+export function relay(res: ServerResponse, response: UpstreamResponse, requestId: string): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const name in response.headers) {
+    if (!NOT_FORWARDED_DOWN.has(name)) headers[name] = response.headers[name]!;
+  }
+  headers['x-request-id'] = requestId;
+  res.writeHead(response.statusCode, headers);
+  if (Buffer.isBuffer(response.body)) res.end(response.body);
+  else pipeline(response.body, res, () => {});
+}
+
+function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {
+  const [rawPath = '/', rawQuery = ''] = splitOnce(call.target || '/', '?');
+  return upstreamTarget(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
+}
+
+function upstreamHeaders(
+  incoming: IncomingHttpHeaders,
+  credential: Credential,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value !== undefined && !NOT_FORWARDED_UP.has(name)) headers[name] = value;
+  }
+  const defaults = credential.provider.api.defaultHeaders;
+  for (const name in defaults) {
+    if (headers[name] === undefined) headers[name] = defaults[name] as string;
+  }
+  headers.authorization = `Bearer ${credential.accessToken}`;
+  return headers;
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function routingHeader(headers: IncomingHttpHeaders, name: string, alias: string): string {
+  const text = firstValue(headers[name] ?? headers[alias]);
   if (!text) {
     throw new Problem(
       'missing_header',

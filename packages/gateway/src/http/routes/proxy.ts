@@ -1,17 +1,39 @@
-import type { FastifyInstance } from 'fastify';
-import type { ProxyService } from '../../proxy/proxy.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type ProxyCall, type ProxyService, proxyBody, relay } from '../../proxy/proxy.js';
+
+export const PROXY_PREFIX = '/proxy';
+export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The proxied call a request makes, once its principal is known. */
+export function proxyCall(
+  method: string,
+  url: string,
+  headers: ProxyCall['headers'],
+  environmentId: string,
+): ProxyCall {
+  return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers };
+}
 
 /**
  * The proxy scope: no body parsing at all (the raw request stream is forwarded as it arrives), so
- * no body limit applies and nothing is buffered beyond what the proxy itself decides.
+ * no body limit applies and nothing is buffered beyond what the proxy itself decides. Requests the
+ * fast path (./fast-proxy.ts) cannot serve without waiting come here: first use of an account, a
+ * body, a problem to report.
  */
 export async function proxyRoutes(app: FastifyInstance, opts: { proxy: ProxyService }): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
   app.route({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    method: PROXY_METHODS,
     url: '/*',
     exposeHeadRoute: false,
-    handler: (req, reply) => opts.proxy.forward(req, reply, req.principal.environmentId),
+    handler: async (req: FastifyRequest, reply) => {
+      const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
+      // Validated before anything is read from the body or sent anywhere.
+      const prepared = await opts.proxy.prepare(call);
+      const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw));
+      reply.hijack();
+      relay(reply.raw, response, String(req.id));
+    },
   });
 }
