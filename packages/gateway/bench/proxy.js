@@ -5,7 +5,7 @@
 // a slow moment of a shared machine hits both; the ratio is the median of the rounds' ratios.
 // CPU time per request of each process is printed too: it moves less than throughput does.
 // The gateway logs at warn unless --log-level says otherwise (info writes a line per request).
-// Usage: npm run bench:proxy [-- --seconds 5 --rounds 3 --concurrency 32 --stream-mib 1024 --log-level warn]
+// Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn]
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -30,8 +30,8 @@ import {
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '32' },
     'stream-mib': { type: 'string', default: '1024' },
     'log-level': { type: 'string', default: 'warn' },

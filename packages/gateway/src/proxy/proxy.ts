@@ -22,8 +22,9 @@ const ROUTING = ['connection_name', 'identifier', 'x-connection-name', 'x-identi
 // Expect: 100-continue is answered by Portico's own server before the body is read; the upstream
 // request already has the whole body ready (or streaming), so it has nothing to wait for.
 const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie', 'expect']);
-// A provider's cookies belong to its own domain; they are not handed to the caller.
-const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie']);
+// A provider's cookies belong to its own domain; they are not handed to the caller. The request id
+// the caller gets is Portico's own (it names the gateway's log lines).
+const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie', 'x-request-id']);
 
 /** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
 const REPLAYABLE_BODY_BYTES = 1024 * 1024;
@@ -146,11 +147,11 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
  * caller that goes away destroys the relayed body, which aborts the upstream request.
  */
 export function relay(res: ServerResponse, response: UpstreamResponse, requestId: string): void {
-  const headers: Record<string, string | string[]> = {};
+  const headers: string[] = [];
   for (const name in response.headers) {
-    if (!NOT_FORWARDED_DOWN.has(name)) headers[name] = response.headers[name]!;
+    if (!NOT_FORWARDED_DOWN.has(name)) pushHeader(headers, name, response.headers[name]!);
   }
-  headers['x-request-id'] = requestId;
+  headers.push('x-request-id', requestId);
   res.writeHead(response.statusCode, headers);
   if (Buffer.isBuffer(response.body)) res.end(response.body);
   else pipeline(response.body, res, () => {});
@@ -161,21 +162,27 @@ function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {
   return upstreamTarget(credential.provider, credential.endpoints.apiBaseUrl, rawPath, rawQuery);
 }
 
-function upstreamHeaders(
-  incoming: IncomingHttpHeaders,
-  credential: Credential,
-): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
+/**
+ * Header lists are flat name/value arrays, as both Node and undici accept them: cheaper to build per
+ * request than objects whose keys change from one request to the next.
+ */
+function upstreamHeaders(incoming: IncomingHttpHeaders, credential: Credential): string[] {
+  const headers: string[] = [];
   for (const name in incoming) {
     const value = incoming[name];
-    if (value !== undefined && !NOT_FORWARDED_UP.has(name)) headers[name] = value;
+    if (value !== undefined && !NOT_FORWARDED_UP.has(name)) pushHeader(headers, name, value);
   }
   const defaults = credential.provider.api.defaultHeaders;
   for (const name in defaults) {
-    if (headers[name] === undefined) headers[name] = defaults[name] as string;
+    if (incoming[name] === undefined) headers.push(name, defaults[name] as string);
   }
-  headers.authorization = `Bearer ${credential.accessToken}`;
+  headers.push('authorization', `Bearer ${credential.accessToken}`);
   return headers;
+}
+
+function pushHeader(headers: string[], name: string, value: string | string[]): void {
+  if (typeof value === 'string') headers.push(name, value);
+  else for (const one of value) headers.push(name, one);
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {

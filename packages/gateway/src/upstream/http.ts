@@ -32,7 +32,8 @@ export interface UpstreamRequest {
   /** The request target: path and query, already encoded. */
   path: string;
   method: string;
-  headers: Record<string, string | string[]>;
+  /** An object, or a flat name/value list. */
+  headers: Record<string, string | string[]> | string[];
   /** A Buffer/string can be replayed; a stream is sent once. */
   body?: Buffer | string | Readable | null;
 }
@@ -55,7 +56,7 @@ interface Attempt {
   origin: string;
   path: string;
   method: string;
-  headers: Record<string, string | string[]>;
+  headers: Record<string, string | string[]> | string[];
   body: Buffer | string | Readable | null;
   headersTimeout?: number;
   /** Lets a watchdog abort the attempt. */
