@@ -263,6 +263,7 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
     it('answers unknown routes, malformed JSON, wrong media types and oversized bodies with problems', async () => {
       const cases: Array<[Promise<Response>, number, string]> = [
         [t.api('/nope', { token: null }), 404, 'not_found'],
+        [t.api('/api/v1/connections/%zz'), 400, 'invalid_input'],
         [
           t.api('/api/v1/connections', {
             method: 'POST',

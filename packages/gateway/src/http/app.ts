@@ -20,7 +20,7 @@ import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { bodyAjv, queryAjv } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
-import { clientErrorHandler, registerProblemHandlers } from './errors.js';
+import { answerError, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -146,6 +146,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(newRequestId),
+    // Errors raised while routing (a malformed percent-escape) never reach the error handler.
+    frameworkErrors: (error, req, reply) => void answerError(error, req, reply),
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });

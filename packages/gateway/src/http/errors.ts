@@ -2,6 +2,7 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
+import { malformedEscape } from '../proxy/path.js';
 import { summarize, toFieldErrors } from '../validation/validator.js';
 
 /** The headers a Problem answers with, besides its content type. */
@@ -15,11 +16,15 @@ function problemHeaders(problem: Problem): Record<string, string> {
 
 /** Sends a Problem as `application/problem+json`, with its headers. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
-  return reply
-    .headers(problemHeaders(problem))
-    .code(problem.status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(problem.toBody(String(reply.request.id)));
+  const requestId = String(reply.request.id);
+  return (
+    reply
+      // Also set by the onRequest hook, which errors raised while routing never reach.
+      .headers({ ...problemHeaders(problem), 'x-request-id': requestId })
+      .code(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(problem.toBody(requestId))
+  );
 }
 
 /** The same answer on a bare Node response (the proxy's fast path, outside Fastify). */
@@ -76,6 +81,12 @@ export function toProblem(error: unknown, req: FastifyRequest): Problem {
       );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new Problem('invalid_input', 'Content-Length does not match the body that was sent.');
+    case 'FST_ERR_BAD_URL':
+      if (req.url.startsWith('/proxy/')) return malformedEscape();
+      return new Problem(
+        'invalid_input',
+        'The URL has a malformed percent-escape ("%" must be followed by two hex digits).',
+      );
   }
   if (e instanceof SyntaxError && (e as { statusCode?: number }).statusCode === 400) {
     return new Problem('invalid_json', `The body is not valid JSON (${e.message}); send a JSON object.`);
@@ -96,13 +107,16 @@ export function internalProblem(requestId: string): Problem {
   );
 }
 
+/** Answers an error as a problem, logged as such (the error handler, and Fastify's router errors). */
+export function answerError(error: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const problem = toProblem(error, req);
+  logProblem(req.log, problem, error);
+  return sendProblem(reply, problem);
+}
+
 /** Every error and every unknown route answers in problem+json. */
 export function registerProblemHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error, req, reply) => {
-    const problem = toProblem(error, req);
-    logProblem(req.log, problem, error);
-    return sendProblem(reply, problem);
-  });
+  app.setErrorHandler(answerError);
   app.setNotFoundHandler((req, reply) =>
     sendProblem(
       reply,

@@ -14,6 +14,13 @@ function invalid(detail: string): Problem {
   );
 }
 
+/** A "%" not followed by two hex digits: not a URL path (and Fastify's router refuses it too). */
+export function malformedEscape(): Problem {
+  return invalid(
+    'The path has a malformed percent-escape ("%" must be followed by two hex digits; send "%" itself as %25).',
+  );
+}
+
 /** Decodes percent-escapes up to three times, so double-encoded tricks are seen too. */
 function decodings(value: string): string[] {
   const out = [value];
@@ -23,7 +30,8 @@ function decodings(value: string): string[] {
     try {
       next = decodeURIComponent(current);
     } catch {
-      // A lone % is legal in a path we forward verbatim; stop decoding here.
+      if (i === 0) throw malformedEscape();
+      // What an escape decoded to may itself look like a broken escape ("%2525" → "%25" → "%").
       break;
     }
     if (next === current) break;
