@@ -318,6 +318,41 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect((await t.api('/healthz')).status).toBe(200);
     });
 
+    it('logs a download the caller abandons halfway, and keeps serving', async () => {
+      const upload = await proxy('google_drive', '/upload/drive/v3/files?uploadType=media&name=big.bin', {
+        method: 'POST',
+        body: randomBytes(8 * 1024 * 1024),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      const { id } = (await upload.json()) as { id: string };
+      const token = await t.token();
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get(
+          `${t.url}/proxy/drive/v3/files/${id}?alt=media`,
+          {
+            headers: {
+              authorization: `Bearer ${token}`,
+              connection_name: conn.google_drive!,
+              identifier: ID,
+              'x-request-id': 'abandoned-download',
+            },
+          },
+          (res) => {
+            expect(res.statusCode).toBe(200);
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
+        req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      });
+      await expect
+        .poll(() => t.logs.find((l) => l.request_id === 'abandoned-download'))
+        .toMatchObject({ msg: 'relayed body ended early', status: 200 });
+      expect((await proxy('google_drive', `/drive/v3/files/${id}`)).status).toBe(200);
+    });
+
     it('answers the remaining specification paths from each provider', async () => {
       expect((await proxy('google_calendar', '/calendar/v3/users/me/calendarList')).status).toBe(200);
       const owners = (await (await proxy('hubspot', '/crm/v3/owners/')).json()) as { results: unknown[] };

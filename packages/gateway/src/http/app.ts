@@ -15,6 +15,7 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
+import { PROXY_PREFIX } from '../proxy/path.js';
 import type { ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
@@ -182,7 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
       await proxy.register(proxyRoutes, { proxy: services.proxy });
     },
-    { prefix: '/proxy' },
+    { prefix: PROXY_PREFIX },
   );
   await options.mount?.(app);
 

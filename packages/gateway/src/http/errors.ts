@@ -2,7 +2,7 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
-import { malformedEscape } from '../proxy/path.js';
+import { malformedEscape, PROXY_PREFIX } from '../proxy/path.js';
 import { summarize, toFieldErrors } from '../validation/validator.js';
 
 /** The headers a Problem answers with, besides its content type. */
@@ -27,8 +27,22 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   );
 }
 
-/** The same answer on a bare Node response (the proxy's fast path, outside Fastify). */
-export function writeProblem(res: ServerResponse, problem: Problem, requestId: string): void {
+/**
+ * An error answered on the bare Node response, where Fastify's pipeline is not in charge (the
+ * proxy's fast path, a hijacked reply). Once the answer has started, all that is left is to cut it.
+ */
+export function answerErrorRaw(
+  res: ServerResponse,
+  error: unknown,
+  requestId: string,
+  log: FastifyBaseLogger,
+): void {
+  const problem = error instanceof Problem ? error : internalProblem(requestId);
+  logProblem(log, problem, error);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   const body = JSON.stringify(problem.toBody(requestId));
   res.writeHead(problem.status, {
     ...problemHeaders(problem),
@@ -40,7 +54,7 @@ export function writeProblem(res: ServerResponse, problem: Problem, requestId: s
 }
 
 /** How a handled problem is logged: an unexpected error with its stack, a caller's mistake briefly. */
-export function logProblem(log: FastifyBaseLogger, problem: Problem, error: unknown): void {
+function logProblem(log: FastifyBaseLogger, problem: Problem, error: unknown): void {
   if (problem.status >= 500 && problem.code === 'internal_error') {
     log.error({ err: error }, 'unhandled error');
   } else {
@@ -82,7 +96,7 @@ export function toProblem(error: unknown, req: FastifyRequest): Problem {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new Problem('invalid_input', 'Content-Length does not match the body that was sent.');
     case 'FST_ERR_BAD_URL':
-      if (req.url.startsWith('/proxy/')) return malformedEscape();
+      if (req.url.startsWith(`${PROXY_PREFIX}/`)) return malformedEscape();
       return new Problem(
         'invalid_input',
         'The URL has a malformed percent-escape ("%" must be followed by two hex digits).',
@@ -100,7 +114,7 @@ export function toProblem(error: unknown, req: FastifyRequest): Problem {
 }
 
 /** What an error nobody anticipated becomes: opaque to the caller, logged in full. */
-export function internalProblem(requestId: string): Problem {
+function internalProblem(requestId: string): Problem {
   return new Problem(
     'internal_error',
     `An unexpected error occurred; retry, and report request id ${requestId} if it persists.`,

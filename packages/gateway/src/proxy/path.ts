@@ -7,6 +7,9 @@ import type { ProviderDefinition } from '../providers/catalog.js';
  * backslashes, dot segments (raw, percent-encoded, double-encoded), control characters and
  * userinfo tricks.
  */
+/** Where the proxy lives in Portico's URL space: `/proxy/{provider path}`. */
+export const PROXY_PREFIX = '/proxy';
+
 function invalid(detail: string): Problem {
   return new Problem(
     'invalid_path',

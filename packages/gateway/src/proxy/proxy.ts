@@ -146,7 +146,12 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
  * request id, its body whole (one write, the common JSON case) or streamed with backpressure. A
  * caller that goes away destroys the relayed body, which aborts the upstream request.
  */
-export function relay(res: ServerResponse, response: UpstreamResponse, requestId: string): void {
+export function relay(
+  res: ServerResponse,
+  response: UpstreamResponse,
+  requestId: string,
+  log: { info(fields: object, message: string): void },
+): void {
   const headers: string[] = [];
   for (const name in response.headers) {
     if (!NOT_FORWARDED_DOWN.has(name)) pushHeader(headers, name, response.headers[name]!);
@@ -154,7 +159,16 @@ export function relay(res: ServerResponse, response: UpstreamResponse, requestId
   headers.push('x-request-id', requestId);
   res.writeHead(response.statusCode, headers);
   if (Buffer.isBuffer(response.body)) res.end(response.body);
-  else pipeline(response.body, res, () => {});
+  else
+    pipeline(response.body, res, (error) => {
+      // The provider's stream broke off or the caller left; the caller sees a cut-off answer.
+      if (error) {
+        log.info(
+          { request_id: requestId, err: error, status: response.statusCode },
+          'relayed body ended early',
+        );
+      }
+    });
 }
 
 function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PROXY_PREFIX } from '../../proxy/path.js';
 import { type ProxyCall, type ProxyService, proxyBody, relay } from '../../proxy/proxy.js';
+import { answerErrorRaw } from '../errors.js';
 
-export const PROXY_PREFIX = '/proxy';
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** The proxied call a request makes, once its principal is known. */
@@ -33,7 +34,11 @@ export async function proxyRoutes(app: FastifyInstance, opts: { proxy: ProxyServ
       const prepared = await opts.proxy.prepare(call);
       const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw));
       reply.hijack();
-      relay(reply.raw, response, String(req.id));
+      try {
+        relay(reply.raw, response, String(req.id), req.server.log);
+      } catch (error) {
+        answerErrorRaw(reply.raw, error, String(req.id), req.log);
+      }
     },
   });
 }
