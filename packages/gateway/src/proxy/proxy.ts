@@ -62,8 +62,8 @@ export class ProxyService {
    * when it needs the full path: a lookup, a refresh or a problem to report.
    */
   preparedNow(call: ProxyCall): PreparedCall | undefined {
-    const connectionName = firstValue(call.headers.connection_name ?? call.headers['x-connection-name']);
-    const identifier = firstValue(call.headers.identifier ?? call.headers['x-identifier']);
+    const connectionName = routingValue(call.headers, 'connection_name', 'x-connection-name');
+    const identifier = routingValue(call.headers, 'identifier', 'x-identifier');
     if (!connectionName || !identifier) return undefined;
     const credential = this.deps.credentials.cachedForRef({
       environmentId: call.environmentId,
@@ -199,12 +199,13 @@ function pushHeader(headers: string[], name: string, value: string | string[]): 
   else for (const one of value) headers.push(name, one);
 }
 
-function firstValue(value: string | string[] | undefined): string | undefined {
+function routingValue(headers: IncomingHttpHeaders, name: string, alias: string): string | undefined {
+  const value = headers[name] ?? headers[alias];
   return Array.isArray(value) ? value[0] : value;
 }
 
 function routingHeader(headers: IncomingHttpHeaders, name: string, alias: string): string {
-  const text = firstValue(headers[name] ?? headers[alias]);
+  const text = routingValue(headers, name, alias);
   if (!text) {
     throw new Problem(
       'missing_header',
