@@ -54,6 +54,11 @@ export interface AppOptions {
  * One line per request, written when it completes. Only the path is logged: query strings carry
  * OAuth codes and states, which are secrets. Errors go through the request's (redacting) logger.
  */
+const pathOf = (url: string) => {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+};
+
 class RequestLines {
   private readonly lines: ReturnType<typeof requestLineWriter>;
 
@@ -66,11 +71,10 @@ class RequestLines {
   }
 
   write(requestId: string, method: string, url: string, status: number, durationMs: number): void {
-    const query = url.indexOf('?');
     this.lines.write({
       request_id: requestId,
       method,
-      path: query === -1 ? url : url.slice(0, query),
+      path: pathOf(url),
       status,
       duration_ms: Math.round(durationMs * 100) / 100,
     });
@@ -86,11 +90,10 @@ class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null, req: FastifyRequest, reply: FastifyReply): void {
     if (error) {
-      const query = req.url.indexOf('?');
       reply.log.error(
         {
           method: req.method,
-          path: query === -1 ? req.url : req.url.slice(0, query),
+          path: pathOf(req.url),
           status: reply.statusCode,
           duration_ms: Math.round(reply.elapsedTime * 100) / 100,
           err: error,

@@ -25,6 +25,19 @@ function unauthenticated(reason: string): Problem {
 const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
 
 /**
+ * The principal of an Authorization header whose token and client passed the full check before,
+ * without waiting. Only such tokens are remembered, so an exact match needs no parsing.
+ */
+export function knownPrincipal(
+  tokens: AccessTokenIssuer,
+  clients: ClientStatusCache,
+  header: string | undefined,
+): Principal | undefined {
+  const known = header?.startsWith('Bearer ') ? tokens.verifiedBefore(header.slice(7)) : undefined;
+  return known && clients.knownActive(known.clientId) ? known : undefined;
+}
+
+/**
  * The onRequest hook guarding /api/v1 and /proxy: a valid gateway access token from a client that
  * is not revoked. Client status comes from a cache that revocation clears in every process (no row
  * read per request). A token and client seen before are accepted without a promise in between.
@@ -51,10 +64,9 @@ export function bearerAuthentication(tokens: AccessTokenIssuer, clients: ClientS
     _reply: FastifyReply,
     done: (error?: Error) => void,
   ): void {
-    // Only tokens that passed the full check are remembered, so an exact match needs no parsing.
     const header = req.headers.authorization;
-    const known = header?.startsWith('Bearer ') ? tokens.verifiedBefore(header.slice(7)) : undefined;
-    if (known && clients.knownActive(known.clientId)) {
+    const known = knownPrincipal(tokens, clients, header);
+    if (known) {
       req.principal = known;
       done();
     } else {

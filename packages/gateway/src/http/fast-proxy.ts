@@ -4,6 +4,7 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService, relay } from '../proxy/proxy.js';
+import { knownPrincipal } from './authenticate.js';
 import { answerErrorRaw } from './errors.js';
 import { PROXY_METHODS, proxyCall } from './routes/proxy.js';
 
@@ -40,9 +41,8 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     if (!url.startsWith(PREFIX) || !METHODS.has(method) || hasBody(req.headers) || deps.closing()) {
       return false;
     }
-    const header = req.headers.authorization;
-    const principal = header?.startsWith('Bearer ') ? tokens.verifiedBefore(header.slice(7)) : undefined;
-    if (!principal || !clients.knownActive(principal.clientId)) return false;
+    const principal = knownPrincipal(tokens, clients, req.headers.authorization);
+    if (!principal) return false;
     const prepared = proxy.preparedNow(proxyCall(method, url, req.headers, principal.environmentId));
     if (!prepared) return false;
 

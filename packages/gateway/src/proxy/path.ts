@@ -1,15 +1,15 @@
 import { Problem } from '../errors/problem.js';
 import type { ProviderDefinition } from '../providers/catalog.js';
 
+/** Where the proxy lives in Portico's URL space: `/proxy/{provider path}`. */
+export const PROXY_PREFIX = '/proxy';
+
 /**
  * The proxy path must stay on the provider's host. Anything that could move it elsewhere, or climb
  * out of the API base, is refused before a URL is ever built: absolute and scheme-relative URLs,
  * backslashes, dot segments (raw, percent-encoded, double-encoded), control characters and
  * userinfo tricks.
  */
-/** Where the proxy lives in Portico's URL space: `/proxy/{provider path}`. */
-export const PROXY_PREFIX = '/proxy';
-
 function invalid(detail: string): Problem {
   return new Problem(
     'invalid_path',

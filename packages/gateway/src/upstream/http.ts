@@ -52,11 +52,7 @@ export interface UpstreamResponse {
 /** Bodies announced by Content-Length up to this size arrive whole. */
 export const WHOLE_BODY_BYTES = 64 * 1024;
 
-interface Attempt {
-  origin: string;
-  path: string;
-  method: string;
-  headers: Record<string, string | string[]> | string[];
+interface Attempt extends UpstreamRequest {
   body: Buffer | string | Readable | null;
   headersTimeout?: number;
   /** Lets a watchdog abort the attempt. */
