@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: processes, a keep-alive load generator, PostgreSQL schemas.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -102,16 +102,35 @@ export async function stop(child) {
 export const LOAD_GENERATOR =
   process.env.BENCH_LOAD ?? (spawnSync('wrk', ['--version']).error ? 'node' : 'wrk');
 
-/** Keep-alive load for `seconds` with `concurrency` connections; latencies in ms. */
-export function load(options) {
-  return LOAD_GENERATOR === 'wrk' ? wrkLoad(options) : nodeLoad(options);
+/**
+ * Keep-alive load for `seconds` with `concurrency` connections; latencies in ms. `method` and
+ * `body` (a Buffer) send the same request body every time.
+ */
+export async function load(options) {
+  if (LOAD_GENERATOR !== 'wrk') return nodeLoad(options);
+  if (!options.body && !options.method) return wrkLoad(options);
+  // wrk takes a request body from a Lua script; the body itself goes in a file the script reads.
+  const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-wrk-'));
+  try {
+    const script = path.join(dir, 'request.lua');
+    let lua = `wrk.method = "${options.method ?? 'POST'}"\n`;
+    if (options.body) {
+      await writeFile(path.join(dir, 'body'), options.body);
+      lua += `local f = io.open("${path.join(dir, 'body')}", "rb")\nwrk.body = f:read("*all")\nf:close()\n`;
+    }
+    await writeFile(script, lua);
+    return await wrkLoad({ ...options, script });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
-function wrkLoad({ url, headers = {}, seconds, concurrency }) {
+function wrkLoad({ url, headers = {}, seconds, concurrency, script }) {
   const args = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
+  if (script) args.push('-s', script);
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   return new Promise((resolve, reject) =>
-    execFile('wrk', [...args, url], (error, stdout) => {
+    execFile('wrk', [...args, url], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error) return reject(error);
       const ms = (label) => {
         const [, value, unit] = new RegExp(`${label}\\s+([\\d.]+)(us|ms|s)`).exec(stdout) ?? [];
@@ -134,7 +153,7 @@ function wrkLoad({ url, headers = {}, seconds, concurrency }) {
   );
 }
 
-async function nodeLoad({ url, headers = {}, seconds, concurrency }) {
+async function nodeLoad({ url, headers = {}, seconds, concurrency, method = 'GET', body }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const target = new URL(url);
   const latencies = [];
@@ -143,10 +162,10 @@ async function nodeLoad({ url, headers = {}, seconds, concurrency }) {
   const one = () =>
     new Promise((resolve) => {
       const t0 = process.hrtime.bigint();
-      const req = http.get(target, { agent, headers }, (res) => {
+      const req = http.request(target, { agent, headers, method }, (res) => {
         res.resume();
         res.on('end', () => {
-          if (res.statusCode !== 200) errors++;
+          if (res.statusCode < 200 || res.statusCode >= 400) errors++;
           latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
           resolve();
         });
@@ -155,6 +174,7 @@ async function nodeLoad({ url, headers = {}, seconds, concurrency }) {
         errors++;
         resolve();
       });
+      req.end(body);
     });
   const started = Date.now();
   await Promise.all(

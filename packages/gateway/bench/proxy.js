@@ -5,7 +5,11 @@
 // a slow moment of a shared machine hits both; the ratio is the median of the rounds' ratios.
 // CPU time per request of each process is printed too: it moves less than throughput does.
 // The gateway logs at warn unless --log-level says otherwise (info writes a line per request).
-// Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn]
+// Then, when nginx is installed, the gateway against nginx configured as the same credential-injecting
+// reverse proxy: CPU per request of each for a small GET, a 256 KiB download and a 1 MiB upload,
+// alternating for --nginx-rounds rounds (the gateway's first and last rounds show whether its cost
+// grows with the process's age).
+// Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn --nginx-rounds 10]
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,6 +18,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { submitConsent } from '@portico/emulators';
+import { findNginx, startNginx } from './nginx.js';
 import {
   cpuSecondsOf,
   EMULATORS_BIN,
@@ -35,6 +40,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'stream-mib': { type: 'string', default: '1024' },
     'log-level': { type: 'string', default: 'warn' },
+    'nginx-rounds': { type: 'string', default: '10' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -70,13 +76,13 @@ async function authorize(gw, token, provider, connection, identifier) {
 }
 
 /** An access token minted at the emulator, for the direct (gateway-less) baseline. */
-async function directToken() {
+async function directToken(emulator = 'notion', scopes = undefined) {
   const { emulators: list } = await (await fetch(`${emulatorUrl}/_emulator`)).json();
-  const userId = list.find((e) => e.key === 'notion').users[0].id;
+  const userId = list.find((e) => e.key === emulator).users[0].id;
   const res = await fetch(`${emulatorUrl}/_emulator/tokens`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ emulator: 'notion', user_id: userId }),
+    body: JSON.stringify({ emulator, user_id: userId, scopes }),
   });
   return (await res.json()).access_token;
 }
@@ -211,10 +217,108 @@ async function streaming(gw, token) {
   );
 }
 
+/** Creates a Drive file with `bytes` of content through `base` (gateway proxy or nginx); its id. */
+async function driveFile(base, headers, bytes) {
+  const res = await fetch(`${base}/upload/drive/v3/files?uploadType=media&name=nginx-bench.bin`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/octet-stream' },
+    body: randomBytes(bytes),
+  });
+  if (!res.ok) throw new Error(`creating a Drive file failed: ${res.status} ${await res.text()}`);
+  return (await res.json()).id;
+}
+
+async function versusNginx(gw, token) {
+  const found = findNginx();
+  if (found.missing) {
+    console.log(found.missing);
+    return;
+  }
+  const DRIVE_SCOPES = ['https://www.googleapis.com/auth/drive'];
+  const nginx = await startNginx(found.bin, emulatorUrl, {
+    '/notion/': await directToken('notion'),
+    '/google/': await directToken('google', DRIVE_SCOPES),
+  });
+  try {
+    const notion = { authorization: `Bearer ${token}`, connection_name: 'notion', identifier: 'bench-user' };
+    const drive = { authorization: `Bearer ${token}`, connection_name: 'drive', identifier: 'bench-user' };
+    const viaGateway = `${gw.url}/proxy`;
+    const viaNginx = `${nginx.url}/google`;
+    const download = 256 * 1024;
+    const upload = randomBytes(1024 * 1024);
+    const cases = [
+      {
+        name: 'small GET',
+        target: { max: 1.5 },
+        gateway: { url: `${viaGateway}/v1/users/me`, headers: notion },
+        nginx: { url: `${nginx.url}/notion/v1/users/me`, headers: { 'notion-version': '2022-06-28' } },
+      },
+      {
+        name: '256 KiB download',
+        target: { max: 1.5 },
+        gateway: {
+          url: `${viaGateway}/drive/v3/files/${await driveFile(viaGateway, drive, download)}?alt=media`,
+          headers: drive,
+        },
+        nginx: { url: `${viaNginx}/drive/v3/files/${await driveFile(viaNginx, {}, download)}?alt=media` },
+      },
+      {
+        name: '1 MiB upload',
+        target: { max: 2 },
+        gateway: {
+          url: `${viaGateway}/upload/drive/v3/files/${await driveFile(viaGateway, drive, 16)}?uploadType=media`,
+          headers: { ...drive, 'content-type': 'application/octet-stream' },
+          method: 'PATCH',
+          body: upload,
+        },
+        nginx: {
+          url: `${viaNginx}/upload/drive/v3/files/${await driveFile(viaNginx, {}, 16)}?uploadType=media`,
+          headers: { 'content-type': 'application/octet-stream' },
+          method: 'PATCH',
+          body: upload,
+        },
+      },
+    ];
+    const rounds = Number(values['nginx-rounds']);
+    console.log(
+      `versus nginx (${found.bin}, 1 worker, upstream keep-alive) — ${CONCURRENCY} connections, ${rounds} rounds of ${SECONDS} s each, CPU µs per request (nginx: master + worker)`,
+    );
+    for (const c of cases) {
+      const opts = { concurrency: CONCURRENCY, seconds: SECONDS };
+      await load({ ...c.gateway, ...opts, seconds: 1 });
+      await load({ ...c.nginx, ...opts, seconds: 1 });
+      const g = [];
+      const n = [];
+      let errors = 0;
+      for (let i = 0; i < rounds; i++) {
+        const gr = await measure({ ...c.gateway, ...opts }, [gw.child]);
+        const nginxPids = (await nginx.pids()).map((pid) => ({ pid }));
+        const nr = await measure({ ...c.nginx, ...opts }, nginxPids);
+        g.push(gr.cpuUs[0]);
+        n.push(nr.cpuUs.reduce((a, b) => a + b, 0));
+        errors += gr.errors + nr.errors;
+      }
+      const ratio = median(g) / median(n);
+      const drift = g[g.length - 1] / g[0];
+      console.log(
+        `  ${c.name.padEnd(17)} gateway ${median(g).toFixed(1).padStart(7)} µs  nginx ${median(n).toFixed(1).padStart(7)} µs  ` +
+          `ratio ${ratio.toFixed(2)} (target ≤ ${c.target.max})  gateway last/first round ${drift.toFixed(2)} (target ≤ 1.10)` +
+          `${errors ? `  ${errors} ERRORS` : ''}`,
+      );
+      console.log(
+        `    gateway rounds: ${g.map((v) => v.toFixed(0)).join(' ')} | nginx rounds: ${n.map((v) => v.toFixed(0)).join(' ')}`,
+      );
+    }
+  } finally {
+    await nginx.stop();
+  }
+}
+
 try {
   const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
   const embedded = await bench('embedded store', { PORTICO_DATA_DIR: dir });
   await streaming(embedded.gw, embedded.token);
+  await versusNginx(embedded.gw, embedded.token);
   await stop(embedded.gw.child);
   await rm(dir, { recursive: true, force: true });
   const pgSchema = await postgresSchema();

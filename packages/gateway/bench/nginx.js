@@ -1,0 +1,92 @@
+// nginx as the reference reverse proxy for bench:proxy: one worker, upstream keep-alive, the
+// provider's Authorization header injected per location, as an operator would configure it.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './lib.js';
+
+/** The nginx binary, or undefined (with the reason) when it is not installed. */
+export function findNginx() {
+  for (const candidate of [process.env.BENCH_NGINX, 'nginx', '/usr/sbin/nginx'].filter(Boolean)) {
+    const probe = spawnSync(candidate, ['-v']);
+    if (!probe.error) return { bin: candidate };
+  }
+  return {
+    missing: 'nginx is not installed (Debian: apt-get install nginx); the nginx comparison is skipped',
+  };
+}
+
+/**
+ * Starts nginx in front of `upstream` (an origin); `locations` maps a path prefix to the bearer
+ * token nginx adds. Resolves with its URL, the pids of its processes and a stop function.
+ */
+export async function startNginx(bin, upstream, locations) {
+  const prefix = await mkdtemp(path.join(tmpdir(), 'portico-bench-nginx-'));
+  const port = await freePort();
+  const { host, port: upstreamPort } = new URL(upstream);
+  const blocks = Object.entries(locations)
+    .map(
+      ([location, token]) => `
+    location ${location} {
+      proxy_pass http://upstream;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Authorization "Bearer ${token}";
+    }`,
+    )
+    .join('\n');
+  const conf = `worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;
+  client_max_body_size 64m;
+  client_body_buffer_size 2m;
+  proxy_buffers 8 64k;
+  proxy_request_buffering off;
+  upstream upstream { server ${host.replace(/:\d+$/, '')}:${upstreamPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+${blocks}
+  }
+}
+`;
+  const confPath = path.join(prefix, 'nginx.conf');
+  await writeFile(confPath, conf);
+  const child = spawn(bin, ['-p', prefix, '-c', confPath, '-g', 'daemon off;'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(url);
+      break;
+    } catch {
+      if (child.exitCode !== null || i > 200) {
+        const log = await readFile(path.join(prefix, 'error.log'), 'utf8').catch(() => '');
+        throw new Error(`nginx did not start: ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  return {
+    url,
+    /** The master and its worker: nginx's CPU is theirs together. */
+    async pids() {
+      const children = await readFile(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').catch(
+        () => '',
+      );
+      return [child.pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
+    },
+    async stop() {
+      child.kill('SIGQUIT');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
+}
