@@ -18,7 +18,6 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { submitConsent } from '@portico/emulators';
-import { findNginx, startNginx } from './nginx.js';
 import {
   cpuSecondsOf,
   EMULATORS_BIN,
@@ -32,6 +31,7 @@ import {
   startProcess,
   stop,
 } from './lib.js';
+import { findNginx, startNginx } from './nginx.js';
 
 const { values } = parseArgs({
   options: {

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../src/providers/catalog.js';
 import { TOOLS } from '../src/tools/catalog.js';
+import { formatTool, TOOL_FORMATS } from '../src/tools/formats.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -31,6 +32,26 @@ describe('tool catalog', () => {
       }
       expect(tool.description.length, tool.name).toBeGreaterThan(80);
       expect(tool.description, tool.name).toMatch(/example/i);
+    }
+  });
+
+  it('gives every tool in every format as the LLM APIs accept it', () => {
+    // OpenAI: names ^[a-zA-Z0-9_-]{1,64}$, function descriptions of at most 1,024 characters; OpenAI
+    // and Anthropic: an object schema at the top level without top-level combinators.
+    for (const tool of TOOLS) {
+      for (const format of TOOL_FORMATS) {
+        // biome-ignore lint/suspicious/noExplicitAny: each format is asserted as loose JSON
+        const out = formatTool(tool, format) as Record<string, any>;
+        const fn = format === 'openai' ? out.function : out;
+        expect(fn.name, `${format} ${tool.name}`).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+        expect(fn.description.length, `${format} ${tool.name}`).toBeLessThanOrEqual(1024);
+        const schema = fn.parameters ?? fn.input_schema ?? fn.inputSchema;
+        expect(schema.type, `${format} ${tool.name}`).toBe('object');
+        for (const combinator of ['anyOf', 'oneOf', 'allOf', 'not', 'enum']) {
+          expect(schema[combinator], `${format} ${tool.name} top-level ${combinator}`).toBeUndefined();
+        }
+        expect(JSON.stringify(schema), `${format} ${tool.name}`).toBe(JSON.stringify(tool.input));
+      }
     }
   });
 

@@ -218,7 +218,7 @@ describe('drive_search_content', () => {
   });
 
   it('rejects invalid input before calling Google', async () => {
-    await expectInvalid('drive_search_content', {}, '/tool_input/query', /required/);
+    await expectInvalid('drive_search_content', {}, '/tool_input/search_term', /required/);
     await expectInvalid('drive_search_content', { query: '' }, '/tool_input/query');
     await expectInvalid(
       'drive_search_content',

@@ -97,7 +97,12 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
 
       const mcp = (await get('/api/v1/tools?provider=notion&format=mcp')).body.data as Json[];
       const del = mcp.find((x) => x.name === 'notes_block_delete')!;
-      expect(del.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+      expect(del.annotations).toEqual({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: true,
+      });
       expect((del.inputSchema as Json).required).toEqual(['block_id']);
 
       const bad = await get('/api/v1/tools?format=yaml');

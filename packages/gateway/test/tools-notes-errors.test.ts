@@ -52,7 +52,7 @@ describe('notes_ tools: input validation before any upstream request', () => {
   it.each([
     ['notes_block_delete', {}, '/tool_input/block_id'],
     ['notes_block_update', { block_id: NOTES, type: 'paragraph' }, '/tool_input/text'],
-    ['notes_comment_create', { parent: { page_id: NOTES } }, '/tool_input/text'],
+    ['notes_comment_create', { parent: { page_id: NOTES } }, '/tool_input/comment'],
     ['notes_comment_retrieve', { comment_id: NOTES }, '/tool_input/block_id'],
     ['notes_comments_fetch', {}, '/tool_input/block_id'],
     ['notes_database_create', { parent_page_id: ROADMAP, title: 'X' }, '/tool_input/properties'],

@@ -10,6 +10,7 @@ import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { ProviderClient } from '../upstream/provider-client.js';
 import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
+import { resolveAliases } from './aliases.js';
 import { formatTool, type ToolFormat } from './formats.js';
 import type { AnyTool } from './types.js';
 
@@ -126,8 +127,16 @@ export class ToolEngine {
         );
       }
       const input = structuredClone(request.tool_input ?? {});
+      const aliases = resolveAliases(tool, input);
+      if (aliases.conflicts.length) {
+        const errors = aliases.conflicts.map((e) => ({ ...e, path: `/tool_input${e.path}` }));
+        throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
+      }
       if (!compiled.validate(input)) {
-        const errors = toFieldErrors(compiled.validate.errors, '/tool_input');
+        const errors = toFieldErrors(compiled.validate.errors, '').map((e) => ({
+          ...e,
+          path: `/tool_input${aliases.callerPath(e.path)}`,
+        }));
         throw new Problem(
           'invalid_input',
           `${summarize(errors, `The input of ${tool.name}`)} See GET /api/v1/tools/${tool.name} for the schema.`,
@@ -136,7 +145,10 @@ export class ToolEngine {
       }
       const ruleErrors = tool.check?.(input as never) ?? [];
       if (ruleErrors.length) {
-        const errors = ruleErrors.map((e) => ({ ...e, path: `/tool_input${e.path === '/' ? '' : e.path}` }));
+        const errors = ruleErrors.map((e) => ({
+          ...e,
+          path: `/tool_input${e.path === '/' ? '' : aliases.callerPath(e.path)}`,
+        }));
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
       credential = await this.resolveAccount(environmentId, request, tool);

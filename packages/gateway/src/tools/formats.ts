@@ -23,6 +23,8 @@ export function formatTool(tool: AnyTool, format: ToolFormat): Record<string, un
           readOnlyHint: tool.annotations.read_only,
           destructiveHint: tool.annotations.destructive,
           idempotentHint: tool.annotations.idempotent,
+          // Every tool acts on a provider outside Portico.
+          openWorldHint: true,
         },
       };
     default:

@@ -27,6 +27,13 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   provider: ProviderKey;
   input: S;
   annotations: ToolAnnotations;
+  /**
+   * Portico's own earlier names for parameters the specification names otherwise, each mapped to
+   * the specification's name (and, where the shape differs, how the value converts). The engine
+   * rewrites them before validation, so schemas, `check` and `run` see only the specification's
+   * names; a call that gives both with different values is refused.
+   */
+  aliases?: Record<string, ParameterAlias>;
   /** Registered schema/implementation versions; the last is current. Default ['1']. */
   versions?: string[];
   /**
@@ -36,6 +43,13 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   check?(input: Static<S>): FieldError[];
   /** Calls the provider; returns the tool's `data` (always an object). */
   run(input: Static<S>, ctx: ToolContext): Promise<Record<string, unknown>>;
+}
+
+export interface ParameterAlias {
+  /** The specification's parameter name. */
+  to: string;
+  /** Converts the alias's value into the specification parameter's shape (default: as it is). */
+  convert?(value: unknown): unknown;
 }
 
 /** Keeps the input type of `run` tied to the schema. */

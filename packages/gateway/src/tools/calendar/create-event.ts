@@ -62,7 +62,7 @@ const input = Type.Object(
       }),
     ),
     timezone: Type.Optional(timezoneParam),
-    attendees: Type.Optional(attendeesParam),
+    attendees_emails: Type.Optional(attendeesParam),
     recurrence: Type.Optional(recurrenceParam),
     create_meeting_room: Type.Optional(createMeetingRoomParam),
     ...guestPermissionParams,
@@ -89,10 +89,11 @@ export const calendarCreateEvent = defineTool({
     'Creates an event in a Google Calendar and returns the created event (id, htmlLink, and hangoutLink when a meeting room was requested).',
     'Use it to schedule meetings, reminders, focus time or recurring series. The start is an RFC 3339 date-time; the end is computed from event_duration_hour and event_duration_minutes (one hour when both are omitted).',
     'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; recurring events need "timezone"; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
-    'create_meeting_room adds a Google Meet link. send_updates controls invitation emails.',
-    'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees":["grace@example.com"],"create_meeting_room":true,"send_updates":"all"}',
+    'create_meeting_room adds a Google Meet link. send_updates controls invitation emails. ("attendees" is accepted as another name for attendees_emails.)',
+    'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees_emails":["grace@example.com"],"create_meeting_room":true,"send_updates":"all"}',
   ].join(' '),
   input,
+  aliases: { attendees: { to: 'attendees_emails' } },
   annotations: { read_only: false, destructive: false, idempotent: false },
   check(i) {
     const errors: FieldError[] = [];

@@ -326,7 +326,7 @@ export interface EventFields {
   summary?: string;
   description?: string;
   location?: string;
-  attendees?: string[];
+  attendees_emails?: string[];
   recurrence?: string[];
   guests_can_modify?: boolean;
   guests_can_invite_others?: boolean;
@@ -342,7 +342,8 @@ export function eventBody(input: EventFields): Record<string, unknown> {
   if (input.summary !== undefined) body.summary = input.summary;
   if (input.description !== undefined) body.description = input.description;
   if (input.location !== undefined) body.location = input.location;
-  if (input.attendees !== undefined) body.attendees = input.attendees.map((email) => ({ email }));
+  if (input.attendees_emails !== undefined)
+    body.attendees = input.attendees_emails.map((email) => ({ email }));
   if (input.recurrence !== undefined) body.recurrence = input.recurrence;
   if (input.guests_can_modify !== undefined) body.guestsCanModify = input.guests_can_modify;
   if (input.guests_can_invite_others !== undefined)

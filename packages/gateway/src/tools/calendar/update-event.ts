@@ -54,7 +54,7 @@ const input = Type.Object(
       }),
     ),
     timezone: Type.Optional(timezoneParam),
-    attendees: Type.Optional(
+    attendees_emails: Type.Optional(
       Type.Array(attendeesParam.items, {
         ...attendeesParam,
         description:
@@ -93,7 +93,7 @@ const CHANGES = [
   'end_datetime',
   'event_duration_hour',
   'event_duration_minutes',
-  'attendees',
+  'attendees_emails',
   'recurrence',
   'create_meeting_room',
   'guests_can_modify',
@@ -145,10 +145,11 @@ export const calendarUpdateEvent = defineTool({
     'Changes an existing Google Calendar event. Only the fields you give change (PATCH semantics); everything else stays as it is. Returns the updated event.',
     'Times: start_datetime moves the start and keeps the current length unless end_datetime or a duration (event_duration_hour/_minutes) is given; end_datetime alone moves only the end; a duration alone is measured from the current start.',
     'Rules: give at least one field to change; end_datetime and the durations are mutually exclusive; the end must not be before the start; a date-time without a UTC offset needs "timezone" (an IANA name), and "timezone" only comes with a start or end.',
-    'attendees and recurrence replace the current lists. On an instance id of a recurring event only that occurrence changes.',
+    'attendees_emails (also accepted as "attendees") and recurrence replace the current lists. On an instance id of a recurring event only that occurrence changes.',
     'Example: {"event_id":"5qk3mnd1b2c3d4e5f6g7h8i9j0","start_datetime":"2025-06-03T10:00:00+02:00","summary":"Design review (moved)","send_updates":"all"}',
   ].join(' '),
   input,
+  aliases: { attendees: { to: 'attendees_emails' } },
   annotations: { read_only: false, destructive: false, idempotent: true },
   check(i) {
     const errors: FieldError[] = [];

@@ -20,11 +20,12 @@ export const driveSearchContent = defineTool({
     "Full-text search in Google Drive: finds files whose content, name or description contains the text (Drive's fullText contains), optionally only of one MIME type. Returns matching files with id, name, MIME type, times and links.",
     'Use it when the user remembers what a file says rather than its name; use drive_search_files for searches by name, folder, date or owner. Give the text as is: quotes and backslashes are escaped for you; wrap words in double quotes inside the text to search an exact phrase.',
     'Results come in relevance order (Drive does not sort full-text searches). Paginated: when has_more is true, call again with the same input plus next_page. Trashed files are left out unless include_trashed is true.',
-    'Example: {"query":"quarterly budget","mime_type":"application/vnd.google-apps.spreadsheet","page_size":20}',
+    '"query" is accepted as another name for search_term.',
+    'Example: {"search_term":"quarterly budget","mime_type":"application/vnd.google-apps.spreadsheet","page_size":20}',
   ].join(' '),
   input: Type.Object(
     {
-      query: Type.String({
+      search_term: Type.String({
         minLength: 1,
         maxLength: 1000,
         description:
@@ -38,12 +39,13 @@ export const driveSearchContent = defineTool({
     },
     { additionalProperties: false },
   ),
+  aliases: { query: { to: 'search_term' } },
   annotations: { read_only: true, destructive: false, idempotent: true },
   check(i) {
     const errors: FieldError[] = [];
-    if (i.query.trim() === '') {
+    if (i.search_term.trim() === '') {
       errors.push({
-        path: '/query',
+        path: '/search_term',
         message: 'is blank; give the words to search for (rule: a full-text search needs some text).',
       });
     }
@@ -51,7 +53,7 @@ export const driveSearchContent = defineTool({
     return errors;
   },
   async run(i, { client }) {
-    const terms = [`fullText contains ${driveString(i.query)}`];
+    const terms = [`fullText contains ${driveString(i.search_term)}`];
     if (i.mime_type !== undefined) terms.push(`mimeType = ${driveString(i.mime_type)}`);
     if (i.include_trashed !== true) terms.push('trashed = false');
     return listFiles(client, {

@@ -53,8 +53,8 @@ export const driveSearchFiles = defineTool({
   provider: 'google_drive',
   description: [
     "Searches Google Drive files with Drive's query language and returns them (id, name, MIME type, size, times, parents, links), sorted as asked.",
-    `query examples: "name contains 'report'", "mimeType = 'application/pdf' and modifiedTime > '2025-01-01T00:00:00'", "'FOLDER_ID' in parents", "starred = true", "'someone@example.com' in owners", "mimeType = 'application/vnd.google-apps.folder'". Operators: contains, =, !=, <, >, in, has, and, or, not. Inside values escape ' as \\' and \\ as \\\\. Omit query to list recent files.`,
-    `order_by: comma-separated keys from ${ORDER_KEYS.join(', ')}, each optionally followed by " desc", e.g. "modifiedTime desc,name" (default "modifiedTime desc"); not allowed with fullText queries (use drive_search_content).`,
+    `query examples: "name contains 'report'", "mimeType = 'application/pdf' and modifiedTime > '2025-01-01T00:00:00'", "'FOLDER_ID' in parents", "starred = true", 'someone@example.com' in owners". Operators: contains, =, !=, <, >, in, has, and, or, not. Inside values escape ' as \\' and \\ as \\\\. Omit query to list recent files.`,
+    'order_by: comma-separated sort keys, each optionally followed by " desc" (default "modifiedTime desc"; the keys are listed on the parameter); not allowed with fullText queries (use drive_search_content).',
     'Trashed files are left out unless include_trashed is true or the query mentions trashed. Paginated: when has_more is true, call again with the same input plus next_page.',
     `Example: {"query":"name contains 'budget' and mimeType = 'application/vnd.google-apps.spreadsheet'","order_by":"modifiedTime desc","page_size":25}`,
   ].join(' '),

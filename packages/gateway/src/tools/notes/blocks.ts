@@ -82,10 +82,11 @@ export const notesPageContentAppend = defineTool({
   name: 'notes_page_content_append',
   provider: 'notion',
   description: `Append blocks of text to the end of a Notion page (or under a block, or after a given child with "after"). Each block is {type, text, language?, checked?}; types: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout, code. Rules: 1-100 blocks; "language" only for code (default "plain text"); "checked" only for to_do. Returns the created blocks with their ids.
-Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "blocks": [{"type": "heading_2", "text": "Summary"}, {"type": "paragraph", "text": "All tasks done."}, {"type": "code", "text": "SELECT 1;", "language": "sql"}]}`,
+("page_id" is accepted as another name for block_id.)
+Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "blocks": [{"type": "heading_2", "text": "Summary"}, {"type": "paragraph", "text": "All tasks done."}, {"type": "code", "text": "SELECT 1;", "language": "sql"}]}`,
   input: Type.Object(
     {
-      page_id: notionId('The page (or block) to append to.'),
+      block_id: notionId('The page (or block) to append to.'),
       blocks: Type.Array(BlockInputSchema, {
         minItems: 1,
         maxItems: 100,
@@ -95,12 +96,13 @@ Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "blocks": [{"type":
     },
     { additionalProperties: false },
   ),
+  aliases: { page_id: { to: 'block_id' } },
   annotations: { read_only: false, destructive: false, idempotent: false },
   check: (input) => input.blocks.flatMap((block, i) => checkBlock(block, `/blocks/${i}`)),
   async run(input, { client }) {
     const res = await client.request({
       method: 'PATCH',
-      path: `/v1/blocks/${idSegment(input.page_id)}/children`,
+      path: `/v1/blocks/${idSegment(input.block_id)}/children`,
       json: {
         children: input.blocks.map(toNotionBlock),
         ...(input.after ? { after: normalizeId(input.after) } : {}),

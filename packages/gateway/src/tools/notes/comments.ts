@@ -14,8 +14,8 @@ import {
 export const notesCommentCreate = defineTool({
   name: 'notes_comment_create',
   provider: 'notion',
-  description: `Add a comment in Notion: either start a new page-level discussion (give "parent": {"page_id": …}) or reply in an existing discussion thread (give "discussion_id", found on every comment from notes_comments_fetch). Rule: exactly one of "parent" or "discussion_id". Returns the comment with its id and discussion_id.
-Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "text": "Looks good to me."}`,
+  description: `Add a comment in Notion: either start a new page-level discussion (give "parent": {"page_id": …}) or reply in an existing discussion thread (give "discussion_id", found on every comment from notes_comments_fetch). Rule: exactly one of "parent" or "discussion_id". The comment is {"text": "…"} (plain text) or {"rich_text": [...]} (Notion rich text objects, sent as they are); a plain "text" parameter is accepted as another way to give {"text": …}. Returns the comment with its id and discussion_id.
+Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "comment": {"text": "Looks good to me."}}`,
   input: Type.Object(
     {
       parent: Type.Optional(
@@ -25,18 +25,43 @@ Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "text":
         ),
       ),
       discussion_id: Type.Optional(notionId('Reply in this discussion thread.')),
-      text: Type.String({ minLength: 1, maxLength: 100_000, description: 'The comment text (plain text).' }),
+      comment: Type.Object(
+        {
+          text: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 100_000, description: 'The comment as plain text.' }),
+          ),
+          rich_text: Type.Optional(
+            Type.Array(Type.Object({}, { additionalProperties: true }), {
+              minItems: 1,
+              maxItems: 100,
+              description: 'The comment as Notion rich text objects, e.g. [{"text": {"content": "Hi"}}].',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description: 'What the comment says: {"text": "…"} or {"rich_text": [...]}.',
+        },
+      ),
     },
     { additionalProperties: false },
   ),
+  aliases: { text: { to: 'comment', convert: (text) => ({ text }) } },
   annotations: { read_only: false, destructive: false, idempotent: false },
-  check: (input) =>
-    exactlyOne(
+  check: (input) => [
+    ...exactlyOne(
       input,
       'parent',
       'discussion_id',
       'a comment either starts a discussion on a page or replies in an existing discussion',
     ),
+    ...exactlyOne(
+      input.comment,
+      'text',
+      'rich_text',
+      'a comment is given once, as plain text or as rich text',
+    ).map((e) => ({ ...e, path: `/comment${e.path === '/' ? '' : e.path}` })),
+  ],
   async run(input, { client }) {
     const target = input.parent
       ? { parent: { page_id: normalizeId(input.parent.page_id) } }
@@ -44,7 +69,7 @@ Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "text":
     const res = await client.request({
       method: 'POST',
       path: '/v1/comments',
-      json: { ...target, rich_text: richText(input.text) },
+      json: { ...target, rich_text: input.comment.rich_text ?? richText(input.comment.text!) },
     });
     return withoutRequestId(res.data);
   },

@@ -183,10 +183,17 @@ export const notesDatabaseCreate = defineTool({
   name: 'notes_database_create',
   provider: 'notion',
   description: `Create a Notion database (a table) inside a page. The schema maps each column name to its type and configuration: {column: {type: config}} (or {column: "type"} for defaults). Rule: exactly one column of type "title" (the row name). Title and description are plain strings. Returns the database with its id and the columns' property ids.
-Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Bugs", "properties": {"Name": {"title": {}}, "Severity": {"select": {"options": [{"name": "High", "color": "red"}, {"name": "Low"}]}}, "Reported": "date"}}`,
+("parent_page_id": "…" is accepted for "parent": {"page_id": "…"}.)
+Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title": "Bugs", "properties": {"Name": {"title": {}}, "Severity": {"select": {"options": [{"name": "High", "color": "red"}, {"name": "Low"}]}}, "Reported": "date"}}`,
   input: Type.Object(
     {
-      parent_page_id: notionId('The page the database is created in.'),
+      parent: Type.Object(
+        {
+          page_id: notionId('The page the database is created in.'),
+          type: Type.Optional(stringEnum(['page_id'], 'Optional, as Notion writes it: "page_id".')),
+        },
+        { additionalProperties: false, description: 'Where the database goes: {"page_id": "…"}.' },
+      ),
       title: Type.String({ minLength: 1, maxLength: 2000, description: 'The database title (plain text).' }),
       description: Type.Optional(
         Type.String({ maxLength: 2000, description: 'The database description (plain text).' }),
@@ -202,6 +209,7 @@ Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Bu
     },
     { additionalProperties: false },
   ),
+  aliases: { parent_page_id: { to: 'parent', convert: (page_id) => ({ page_id }) } },
   annotations: { read_only: false, destructive: false, idempotent: false },
   check: (input) => checkSchema(input.properties),
   async run(input, { client }) {
@@ -209,7 +217,7 @@ Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Bu
       method: 'POST',
       path: '/v1/databases',
       json: {
-        parent: { type: 'page_id', page_id: normalizeId(input.parent_page_id) },
+        parent: { type: 'page_id', page_id: normalizeId(input.parent.page_id) },
         title: richText(input.title),
         ...(input.description !== undefined ? { description: richText(input.description) } : {}),
         properties: toNotionSchema(input.properties),
