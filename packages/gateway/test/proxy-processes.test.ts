@@ -23,10 +23,12 @@ const MiB = 1024 * 1024;
  */
 function startTap(target: string) {
   const seen: http.IncomingHttpHeaders[] = [];
+  const paths: string[] = [];
   const trickle = { started: 0, abandoned: 0 };
   let stallMs = 0;
   const server = http.createServer((req, res) => {
     seen.push(req.headers);
+    paths.push(req.url ?? '');
     if (req.url?.endsWith('/trickle')) {
       trickle.started++;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -56,6 +58,7 @@ function startTap(target: string) {
   return new Promise<{
     url: string;
     seen: typeof seen;
+    paths: string[];
     trickle: typeof trickle;
     stall(ms: number): void;
     close(): Promise<void>;
@@ -65,6 +68,7 @@ function startTap(target: string) {
       resolve({
         url: `http://127.0.0.1:${port}`,
         seen,
+        paths,
         trickle,
         stall: (ms) => {
           stallMs = ms;
@@ -127,6 +131,42 @@ describe('proxy in a separate gateway process', () => {
     expect(sent.identifier).toBeUndefined();
     expect(sent['proxy-authorization']).toBeUndefined();
     expect(sent['x-trace']).toBe('abc');
+  });
+
+  it('keeps forwarding headers, headers the caller named in Connection, and an absolute-form authority from the provider', async () => {
+    tap.seen.length = 0;
+    const bearer = await gw.bearer();
+    // Raw HTTP: fetch refuses to send a Connection header or an absolute-form target.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${gw.url}/`, {
+        method: 'GET',
+        path: `http://provider.invalid:9/proxy/drive/v3/files?pageSize=1`,
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          ...routing('drive'),
+          connection: 'keep-alive, x-hop-secret',
+          'x-hop-secret': 'for-portico-only',
+          'x-forwarded-for': '10.1.2.3',
+          'x-forwarded-host': 'internal.example',
+          forwarded: 'for=10.1.2.3',
+          'x-real-ip': '10.1.2.3',
+          'x-trace': 'kept',
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const sent = tap.seen.at(-1)!;
+    expect(sent['x-trace']).toBe('kept');
+    for (const name of ['x-hop-secret', 'x-forwarded-for', 'x-forwarded-host', 'forwarded', 'x-real-ip']) {
+      expect(sent[name], name).toBeUndefined();
+    }
+    expect(tap.paths.at(-1)).toBe('/google/drive/v3/files?pageSize=1');
   });
 
   it('answers 504 upstream_timeout when the provider does not start answering in time', async () => {

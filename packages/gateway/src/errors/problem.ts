@@ -68,6 +68,8 @@ export interface ProblemOptions {
   headers?: Record<string, string>;
   /** Extra members of the problem body (e.g. `authorization_link`). */
   extensions?: Record<string, unknown>;
+  /** The error behind it, for the log (never shown to the caller). */
+  cause?: unknown;
 }
 
 export class Problem extends Error {
@@ -77,7 +79,7 @@ export class Problem extends Error {
   readonly options: ProblemOptions;
 
   constructor(code: ErrorCode, detail: string, options: ProblemOptions = {}) {
-    super(detail);
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'Problem';
     this.code = code;
     this.status = options.status ?? ERROR_CODES[code].status;

@@ -13,13 +13,15 @@ import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
+import { Problem } from '../errors/problem.js';
 import { deferredChildLogger, requestLineWriter } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import type { ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
-import { bodyAjv, queryAjv } from '../validation/validator.js';
+import { unsafeInput } from '../validation/text-safety.js';
+import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
 import { answerError, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
@@ -56,8 +58,11 @@ export interface AppOptions {
  */
 const pathOf = (url: string) => {
   const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const path = query === -1 ? url : url.slice(0, query);
+  // The link token in /connect/{token} grants a consent trip until it is used: not for logs.
+  return path.startsWith(CONNECT_PREFIX) ? `${CONNECT_PREFIX}…` : path;
 };
+const CONNECT_PREFIX = '/connect/';
 
 class RequestLines {
   private readonly lines: ReturnType<typeof requestLineWriter>;
@@ -117,13 +122,30 @@ const requestIdOf = (req: IncomingMessage) => {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId();
 };
 
+const SLASH = 47;
+
+/**
+ * The path and query of an absolute-form request target (`GET http://host/proxy/x`): the authority
+ * names nothing here (the gateway is not a forward proxy) and must not leak into upstream paths.
+ */
+function originForm(url: string): string {
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url);
+  if (!scheme) return url;
+  const rest = url.slice(scheme[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /**
  * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
  * handler (see ./fast-proxy.ts); `fast` is set once the services are wired.
  */
 function serverWithFastPath(fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean }) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) => {
-    const server = createServer((opts.http ?? {}) as ServerOptions, (req, res) => {
+    // Repeated headers arrive joined ("a, b"), never silently reduced to the first: two
+    // Authorization headers then fail authentication instead of being accepted by order.
+    const serverOptions: ServerOptions = { ...(opts.http as ServerOptions), joinDuplicateHeaders: true };
+    const server = createServer(serverOptions, (req, res) => {
+      if (req.url?.charCodeAt(0) !== SLASH) req.url = originForm(req.url ?? '');
       if (!fast.serve?.(req, res)) handler(req, res);
     });
     server.keepAliveTimeout = opts.keepAliveTimeout as number;
@@ -133,6 +155,17 @@ function serverWithFastPath(fast: { serve?: (req: IncomingMessage, res: ServerRe
       server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
     return server;
   };
+}
+
+/**
+ * Text no store or provider can hold (NUL, unpaired surrogates) and absurd nesting are refused
+ * before a route of Portico's own runs, wherever they are: body, query string or path parameters.
+ */
+function refuseUnsafeInput(req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const found =
+    unsafeInput(req.params, '/path') ?? unsafeInput(req.query, '/query') ?? unsafeInput(req.body, '');
+  if (found) done(new Problem('invalid_input', summarize([found], 'The request'), { errors: [found] }));
+  else done();
 }
 
 /** Builds the HTTP application; routes stay thin and call the services. */
@@ -166,21 +199,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerProblemHandlers(app);
   await app.register(formbody);
 
-  await app.register(healthRoutes, { db: services.db });
-  await app.register(tokenRoutes, { db: services.db, tokens: services.tokens });
-  await app.register(hostedFlowRoutes, { authorization: services.authorization });
-  await app.register(
-    async (api) => {
-      api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
-      await api.register(connectionRoutes, { connections: services.connections });
-      await api.register(connectedAccountRoutes, {
-        accounts: services.accounts,
-        authorization: services.authorization,
-      });
-      await api.register(toolRoutes, { engine: services.engine });
-    },
-    { prefix: '/api/v1' },
-  );
+  // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
+  await app.register(async (own) => {
+    own.addHook('preValidation', refuseUnsafeInput);
+    await own.register(healthRoutes, { db: services.db });
+    await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
+    await own.register(hostedFlowRoutes, { authorization: services.authorization });
+    await own.register(
+      async (api) => {
+        api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
+        await api.register(connectionRoutes, { connections: services.connections });
+        await api.register(connectedAccountRoutes, {
+          accounts: services.accounts,
+          authorization: services.authorization,
+        });
+        await api.register(toolRoutes, { engine: services.engine });
+      },
+      { prefix: '/api/v1' },
+    );
+  });
   await app.register(
     async (proxy) => {
       proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));

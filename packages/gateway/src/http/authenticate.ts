@@ -49,6 +49,9 @@ export function bearerAuthentication(tokens: AccessTokenIssuer, clients: ClientS
         'Send "Authorization: Bearer <access token>"; get a token from POST /oauth/token with your client_id and client_secret.',
       );
     }
+    if (header.includes(',')) {
+      throw unauthenticated('Send exactly one Authorization header.');
+    }
     const token = BEARER.exec(header)?.[1];
     if (!token) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
     const result = await tokens.verify(token);

@@ -57,6 +57,8 @@ export function answerErrorRaw(
 function logProblem(log: FastifyBaseLogger, problem: Problem, error: unknown): void {
   if (problem.status >= 500 && problem.code === 'internal_error') {
     log.error({ err: error }, 'unhandled error');
+  } else if (problem.code === 'service_unavailable') {
+    log.warn({ code: problem.code, status: problem.status, err: problem.cause }, 'request failed');
   } else {
     log.info({ code: problem.code, status: problem.status }, 'request failed');
   }

@@ -19,9 +19,19 @@ const HOP_BY_HOP = new Set([
   'host',
 ]);
 const ROUTING = ['connection_name', 'identifier', 'x-connection-name', 'x-identifier'];
+// What a proxy in front of Portico said about the caller (X-Forwarded-* too, by prefix) describes
+// the hop to Portico, and would tell the provider where the caller sits.
+const FORWARDING = ['forwarded', 'x-real-ip'];
 // Expect: 100-continue is answered by Portico's own server before the body is read; the upstream
 // request already has the whole body ready (or streaming), so it has nothing to wait for.
-const NOT_FORWARDED_UP = new Set([...HOP_BY_HOP, ...ROUTING, 'authorization', 'cookie', 'expect']);
+const NOT_FORWARDED_UP = new Set([
+  ...HOP_BY_HOP,
+  ...ROUTING,
+  ...FORWARDING,
+  'authorization',
+  'cookie',
+  'expect',
+]);
 // A provider's cookies belong to its own domain; they are not handed to the caller. The request id
 // the caller gets is Portico's own (it names the gateway's log lines).
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie', 'x-request-id']);
@@ -182,9 +192,17 @@ function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {
  */
 function upstreamHeaders(incoming: IncomingHttpHeaders, credential: Credential): string[] {
   const headers: string[] = [];
+  const hopNames = connectionNamed(incoming.connection);
   for (const name in incoming) {
     const value = incoming[name];
-    if (value !== undefined && !NOT_FORWARDED_UP.has(name)) pushHeader(headers, name, value);
+    if (
+      value !== undefined &&
+      !NOT_FORWARDED_UP.has(name) &&
+      !name.startsWith('x-forwarded-') &&
+      !hopNames?.has(name)
+    ) {
+      pushHeader(headers, name, value);
+    }
   }
   const defaults = credential.provider.api.defaultHeaders;
   for (const name in defaults) {
@@ -192,6 +210,20 @@ function upstreamHeaders(incoming: IncomingHttpHeaders, credential: Credential):
   }
   headers.push('authorization', `Bearer ${credential.accessToken}`);
   return headers;
+}
+
+/**
+ * Headers the caller declared hop-by-hop in `Connection` (RFC 9110 §7.6.1): they were meant for
+ * Portico, not for the provider. The usual `keep-alive` / `close` names nothing else.
+ */
+function connectionNamed(connection: string | undefined): Set<string> | undefined {
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set(
+    connection
+      .toLowerCase()
+      .split(',')
+      .map((name) => name.trim()),
+  );
 }
 
 function pushHeader(headers: string[], name: string, value: string | string[]): void {

@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { Problem } from '../errors/problem.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
@@ -144,11 +145,17 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       else await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     async query<R>(sql: string, params?: unknown[]) {
-      const result = await pool.query(sql, params as unknown[]);
-      return result.rows as R[];
+      try {
+        const result = await pool.query(sql, params as unknown[]);
+        return result.rows as R[];
+      } catch (error) {
+        throw unavailableOr(error);
+      }
     },
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw unavailableOr(error);
+      });
       try {
         await client.query('BEGIN');
         const value = await fn({
@@ -160,7 +167,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         return value;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        throw error;
+        throw unavailableOr(error);
       } finally {
         client.release();
       }
@@ -189,6 +196,38 @@ async function initialiseStore(dataDir: string): Promise<void> {
   gc();
   await new Promise((resolve) => setImmediate(resolve));
   gc();
+}
+
+// Connection-level failures: the server is down, restarting, or unreachable (node-postgres and
+// PostgreSQL's class 08 and 57P0x codes). Anything else is a real error of the statement.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Connection ended unexpectedly|Client has encountered a connection error|connection is closed/i;
+
+/**
+ * A database that cannot be reached is the service being unavailable for a moment (503, retry),
+ * not an internal error: callers and load balancers can tell the two apart.
+ */
+function unavailableOr(error: unknown): unknown {
+  const e = error as { code?: string; message?: string };
+  const unavailable =
+    (typeof e?.code === 'string' && (UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) ||
+    (typeof e?.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message));
+  if (!unavailable) return error;
+  return new Problem('service_unavailable', 'The database is unreachable right now; retry in a moment.', {
+    retryAfterMs: 1000,
+    cause: error,
+  });
 }
 
 export function quoteIdent(name: string): string {

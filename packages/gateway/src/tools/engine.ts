@@ -9,6 +9,7 @@ import { type ExecutionRow, findExecution, insertExecution } from '../store/exec
 import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { ProviderClient } from '../upstream/provider-client.js';
+import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';
 import { formatTool, type ToolFormat } from './formats.js';
@@ -125,6 +126,12 @@ export class ToolEngine {
             errors: [{ path: '/upstream_version', message: `not supported for ${tool.provider}` }],
           },
         );
+      }
+      const unsafe = unsafeInput(request.tool_input, '/tool_input');
+      if (unsafe) {
+        throw new Problem('invalid_input', summarize([unsafe], `The input of ${tool.name}`), {
+          errors: [unsafe],
+        });
       }
       const input = structuredClone(request.tool_input ?? {});
       const aliases = resolveAliases(tool, input);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import { verifyClientSecret } from '../../auth/client-credentials.js';
+import { FailureThrottle } from '../../auth/failure-throttle.js';
 import { Problem } from '../../errors/problem.js';
 import type { Queryable } from '../../store/db.js';
 
@@ -19,6 +20,9 @@ export async function tokenRoutes(
   app: FastifyInstance,
   opts: { db: Queryable; tokens: AccessTokenIssuer },
 ): Promise<void> {
+  // Ten wrong secrets a minute for one client id, fifty failures a minute from one address.
+  const byClient = new FailureThrottle(10, 60_000);
+  const byAddress = new FailureThrottle(50, 60_000);
   app.post('/oauth/token', async (req, reply) => {
     const body = (req.body ?? {}) as TokenRequest;
     if (typeof body !== 'object' || Array.isArray(body)) {
@@ -49,12 +53,24 @@ export async function tokenRoutes(
         },
       );
     }
-    const client = await verifyClientSecret(opts.db, body.client_id as string, body.client_secret as string);
+    const clientKey = body.client_id as string;
+    const wait = Math.max(byClient.retryAfterMs(clientKey), byAddress.retryAfterMs(req.ip));
+    if (wait > 0) {
+      throw new Problem(
+        'rate_limited',
+        `Too many failed attempts for this client or from this address; retry after ${Math.ceil(wait / 1000)} s.`,
+        { retryAfterMs: wait, extensions: { error: 'slow_down' } },
+      );
+    }
+    const client = await verifyClientSecret(opts.db, clientKey, body.client_secret as string);
     if (!client) {
+      byClient.fail(clientKey);
+      byAddress.fail(req.ip);
       throw new Problem('invalid_client', 'client_id and client_secret do not match an active client.', {
         extensions: { error: 'invalid_client' },
       });
     }
+    byClient.succeed(clientKey);
     reply.header('cache-control', 'no-store');
     return opts.tokens.issue({ clientId: client.id, environmentId: client.environment_id });
   });

@@ -1,0 +1,223 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/store/db.js';
+import { BACKENDS, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/** A raw HTTP/1.1 exchange, for what fetch will not send (two Authorization headers). */
+function rawRequest(
+  url: string,
+  path: string,
+  headers: Array<[string, string]>,
+): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => {
+      const lines = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${lines}Connection: close\r\n\r\n`);
+    });
+    let raw = '';
+    socket.on('data', (d) => (raw += d));
+    socket.on('end', () => {
+      const [head = '', body = ''] = raw.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body });
+    });
+    socket.on('error', reject);
+  });
+}
+
+const nested = (depth: number): unknown => {
+  let value: unknown = 'leaf';
+  for (let i = 0; i < depth; i++) value = { deeper: value };
+  return value;
+};
+
+describe.each(BACKENDS)('hostile input on $name', (backend) => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    await sandboxAccount(t, {
+      provider: 'notion',
+      identifier: 'ada',
+      userId: 'ada00000-0000-4000-8000-000000000001',
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function expectRefused(res: Response, path: string, message: RegExp) {
+    const body = (await res.json()) as { code: string; errors: Array<{ path: string; message: string }> };
+    expect(res.status, JSON.stringify(body)).toBe(400);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(body.code).toBe('invalid_input');
+    expect(body.errors[0]?.path).toBe(path);
+    expect(body.errors[0]?.message).toMatch(message);
+  }
+
+  it('refuses NUL characters in bodies, query strings and path ids with 400 naming the field', async () => {
+    await expectRefused(
+      await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'sandbox-notion', identifier: 'user\u0000x' },
+      }),
+      '/identifier',
+      /NUL/,
+    );
+    await expectRefused(
+      await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'sandbox-notion', identifier: 'u', state: 'a\u0000' },
+      }),
+      '/state',
+      /NUL/,
+    );
+    await expectRefused(await t.api('/api/v1/connections/bad%00name'), '/path/name', /NUL/);
+    await expectRefused(await t.api('/api/v1/connected-accounts/ca_%00'), '/path/id', /NUL/);
+    await expectRefused(
+      await t.api('/api/v1/connected-accounts?identifier=a%00b'),
+      '/query/identifier',
+      /NUL/,
+    );
+    await expectRefused(await t.api('/api/v1/executions/exec_%00'), '/path/id', /NUL/);
+    await expectRefused(
+      await t.api('/api/v1/tools/execute', {
+        method: 'POST',
+        json: { tool_name: 'notes_page_get', identifier: 'ada', tool_input: { page_id: 'x\u0000' } },
+      }),
+      '/tool_input/page_id',
+      /NUL/,
+    );
+  });
+
+  it('refuses unpaired surrogates (text that is not Unicode) but keeps real astral characters', async () => {
+    const res = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"connection_name":"sandbox-notion","identifier":"bad\\ud800"}',
+    });
+    await expectRefused(res, '/identifier', /surrogate/);
+    const emoji = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'sandbox-notion', identifier: 'user 📝' },
+    });
+    expect(emoji.status).toBe(201);
+  });
+
+  it('refuses tool input nested 2,000 levels deep with 400 instead of overflowing the stack', async () => {
+    await expectRefused(
+      await t.api('/api/v1/tools/execute', {
+        method: 'POST',
+        json: { tool_name: 'notes_page_get', identifier: 'ada', tool_input: nested(2000) },
+      }),
+      // The walk stops at the limit and names where it stopped.
+      `/tool_input${'/deeper'.repeat(63)}`,
+      /deeper than 64 levels/,
+    );
+    const health = await fetch(`${t.url}/healthz`);
+    expect(health.status).toBe(200);
+  });
+
+  it('refuses a request with two Authorization headers, whichever comes first', async () => {
+    const good = `Bearer ${await t.token()}`;
+    for (const pair of [
+      [good, 'Bearer forged'],
+      ['Bearer forged', good],
+    ]) {
+      const res = await rawRequest(t.url, '/api/v1/connections', [
+        ['authorization', pair[0]!],
+        ['authorization', pair[1]!],
+      ]);
+      expect(res.status, res.body).toBe(401);
+      expect(JSON.parse(res.body)).toMatchObject({
+        code: 'unauthenticated',
+        detail: expect.stringMatching(/exactly one/),
+      });
+    }
+    const one = await rawRequest(t.url, '/api/v1/connections', [['authorization', good]]);
+    expect(one.status).toBe(200);
+  });
+
+  it('logs /connect links without their token', async () => {
+    const link = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'sandbox-notion', identifier: 'log-user' },
+    });
+    const { link: url } = (await link.json()) as { link: string };
+    const token = url.split('/connect/')[1]!;
+    await fetch(url, { redirect: 'manual' });
+    expect(t.logText()).not.toContain(token);
+    expect(t.logs.some((l) => l.path === '/connect/…')).toBe(true);
+  });
+
+  it('throttles failed /oauth/token attempts per client id with 429 and Retry-After', async () => {
+    const attempt = (secret: string) =>
+      fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: t.clientId,
+          client_secret: secret,
+        }),
+      });
+    for (let i = 0; i < 10; i++) expect((await attempt('pcs_wrong')).status).toBe(401);
+    const limited = await attempt('pcs_wrong');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await limited.json()).toMatchObject({ code: 'rate_limited', retryable: true });
+    // Even the right secret waits: otherwise the limit would only slow down wrong guesses.
+    expect((await attempt(t.clientSecret)).status).toBe(429);
+  });
+});
+
+describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
+  it('answers 503 service_unavailable with Retry-After on /oauth/token and /api/v1, not 500', async () => {
+    const target = new URL(POSTGRES_URL);
+    const sockets = new Set<net.Socket>();
+    const cut = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('error', () => {});
+        s.on('close', () => sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    const port = (cut.address() as net.AddressInfo).port;
+    const viaCut = `postgres://${target.username}@127.0.0.1:${port}${target.pathname}`;
+    const t = await startTestGateway({
+      name: 'postgres',
+      open: () => openDatabase({ url: viaCut, schema: uniqueSchema(), poolSize: 2 }),
+    });
+    try {
+      const token = await t.token();
+      expect((await t.api('/api/v1/connections', { token })).status).toBe(200);
+      await new Promise<void>((resolve) => {
+        cut.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      });
+      const list = await t.api('/api/v1/connections', { token });
+      expect(list.status).toBe(503);
+      expect(list.headers.get('retry-after')).toBe('1');
+      expect(await list.json()).toMatchObject({ code: 'service_unavailable', retryable: true });
+      const issued = await fetch(`${t.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: t.clientId,
+          client_secret: t.clientSecret,
+        }),
+      });
+      expect(issued.status).toBe(503);
+      expect(await issued.json()).toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await t.close().catch(() => {});
+    }
+  });
+});
