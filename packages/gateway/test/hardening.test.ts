@@ -1,5 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_CHANNEL } from '../src/accounts/credentials.js';
+import { revokeClient } from '../src/auth/client-credentials.js';
+import { deactivateAccount } from '../src/store/accounts.js';
 import { openDatabase } from '../src/store/db.js';
 import { BACKENDS, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
@@ -218,6 +221,90 @@ describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
       expect(await issued.json()).toMatchObject({ code: 'service_unavailable' });
     } finally {
       await t.close().catch(() => {});
+    }
+  });
+});
+
+/** A TCP pass-through to PostgreSQL that can drop every connection and refuse new ones for a while. */
+async function cuttablePostgres() {
+  const target = new URL(POSTGRES_URL);
+  const sockets = new Set<net.Socket>();
+  let refusing = false;
+  const server = net.createServer((client) => {
+    if (refusing) return client.destroy();
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `postgres://${target.username}@127.0.0.1:${port}${target.pathname}`,
+    /** Drops every connection and refuses new ones for `ms`. */
+    cut(ms: number) {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+      setTimeout(() => {
+        refusing = false;
+      }, ms);
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe.runIf(postgresAvailable)('a replica whose database connection drops', () => {
+  it('forgets cached clients and credentials when its listener comes back, and says not ready meanwhile', async () => {
+    const pgCut = await cuttablePostgres();
+    const schema = uniqueSchema();
+    const cutReplica = await startTestGateway({
+      name: 'postgres',
+      open: () => openDatabase({ url: pgCut.url, schema, poolSize: 3 }),
+    });
+    // The other replica's changes go straight to the same schema, as another gateway would make them.
+    const other = await openDatabase({ url: POSTGRES_URL, schema, poolSize: 2 });
+    try {
+      const { accountId } = await sandboxAccount(cutReplica, {
+        provider: 'notion',
+        identifier: 'cut-user',
+        userId: 'ada00000-0000-4000-8000-000000000001',
+      });
+      const token = await cutReplica.token();
+      const routed = {
+        authorization: `Bearer ${token}`,
+        connection_name: 'sandbox-notion',
+        identifier: 'cut-user',
+      };
+      // Warm: the client status and the credential are cached.
+      expect((await fetch(`${cutReplica.url}/proxy/v1/users/me`, { headers: routed })).status).toBe(200);
+      expect((await fetch(`${cutReplica.url}/proxy/v1/users/me`, { headers: routed })).status).toBe(200);
+
+      pgCut.cut(2000);
+      // Changes made elsewhere while this replica cannot hear them.
+      await deactivateAccount(other, accountId, 'DISCONNECTED', 'Disconnected on another replica.');
+      await other.notify(ACCOUNT_CHANNEL, accountId);
+      await revokeClient(other, cutReplica.clientId);
+      const down = await fetch(`${cutReplica.url}/readyz`);
+      expect(down.status).toBe(503);
+
+      // Back within a second of the connection returning (2 s cut + backoff of at most 2 s).
+      const deadline = Date.now() + 6000;
+      let proxied = 0;
+      while (Date.now() < deadline) {
+        proxied = (await fetch(`${cutReplica.url}/proxy/v1/users/me`, { headers: routed })).status;
+        if (proxied === 401) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(proxied).toBe(401);
+      expect((await fetch(`${cutReplica.url}/readyz`)).status).toBe(200);
+      expect((await cutReplica.api('/api/v1/connections', { token })).status).toBe(401);
+    } finally {
+      await other.close();
+      await cutReplica.close().catch(() => {});
+      await pgCut.close();
     }
   });
 });

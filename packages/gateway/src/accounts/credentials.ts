@@ -18,6 +18,12 @@ import {
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 
+/**
+ * How long a cached credential is trusted without the database: NOTIFY drops it at once on every
+ * change; this bounds the damage of a notification missed for any other reason.
+ */
+const CACHE_TTL_MS = 60_000;
+
 /** NOTIFY channel: an account's credentials changed; every process drops its cached copy. */
 export const ACCOUNT_CHANNEL = 'portico_account';
 const LAST_USED_FLUSH_MS = 5_000;
@@ -68,7 +74,7 @@ type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; accoun
  *   before it is used, so a rotated refresh token is never lost.
  */
 export class CredentialManager {
-  private readonly byAccount = new Map<string, Credential>();
+  private readonly byAccount = new Map<string, { credential: Credential; until: number }>();
   private readonly byRef = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
   /** Epoch ms of each account's latest use, written in batches. */
@@ -84,6 +90,11 @@ export class CredentialManager {
 
   async start(): Promise<void> {
     await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => this.forget(accountId));
+    // A deletion or re-authorization notified while the listener was down never arrived.
+    this.deps.db.onNotificationsMissed(() => {
+      this.byAccount.clear();
+      this.byRef.clear();
+    });
   }
 
   /** The remembered credential when it needs no refresh, without waiting (the proxy's hot path). */
@@ -159,15 +170,19 @@ export class CredentialManager {
   }
 
   private forget(accountId: string): void {
-    const credential = this.byAccount.get(accountId);
+    const credential = this.byAccount.get(accountId)?.credential;
     this.byAccount.delete(accountId);
     if (credential) this.byRef.delete(refKey(credential));
   }
 
   /** The cached credential when it is far enough from expiry; records the use. */
   private fresh(accountId: string): Credential | undefined {
-    const credential = this.byAccount.get(accountId);
-    if (!credential || this.needsRefresh(credential.provider, credential.expiresAt)) return undefined;
+    const cached = this.byAccount.get(accountId);
+    if (!cached) return undefined;
+    const { credential } = cached;
+    if (cached.until <= this.clock() || this.needsRefresh(credential.provider, credential.expiresAt)) {
+      return undefined;
+    }
     this.lastUsed.set(accountId, this.clock());
     return credential;
   }
@@ -191,7 +206,7 @@ export class CredentialManager {
   }
 
   private remember(credential: Credential): Credential {
-    this.byAccount.set(credential.accountId, credential);
+    this.byAccount.set(credential.accountId, { credential, until: this.clock() + CACHE_TTL_MS });
     this.byRef.set(refKey(credential), credential.accountId);
     this.lastUsed.set(credential.accountId, this.clock());
     return credential;

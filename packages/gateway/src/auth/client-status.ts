@@ -18,6 +18,8 @@ export class ClientStatusCache {
 
   async start(): Promise<void> {
     await this.db.listen(CLIENT_CHANNEL, (clientId) => this.active.delete(clientId));
+    // A revocation notified while the listener was down never arrived: trust nothing cached.
+    this.db.onNotificationsMissed(() => this.active.clear());
   }
 
   /** True when the client is known to be active without asking the database (the hot path). */

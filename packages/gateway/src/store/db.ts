@@ -24,6 +24,13 @@ export interface Database extends Queryable {
   listen(channel: string, handler: (payload: string) => void): Promise<void>;
   /** NOTIFY `channel` (after commit, when `tx` is given). */
   notify(channel: string, payload: string, tx?: Queryable): Promise<void>;
+  /**
+   * Calls `handler` whenever notifications may have been missed: the listening connection was lost
+   * and is back. Caches that NOTIFY keeps fresh must forget everything then.
+   */
+  onNotificationsMissed(handler: () => void): void;
+  /** False while the listening connection is down (notifications are being missed). */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -66,6 +73,9 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
     async listen(channel, handler) {
       addHandler(handlers, channel, handler);
     },
+    // In-process delivery cannot be missed.
+    onNotificationsMissed() {},
+    listening: () => true,
     async notify(channel, payload) {
       // Deferred like a real NOTIFY, so listeners never run inside the notifier's call stack.
       queueMicrotask(() => {
@@ -117,29 +127,72 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const handlers: Handlers = new Map();
+  const missed: Array<() => void> = [];
   let listener: pg.Client | undefined;
+  let connecting: Promise<void> | undefined;
   let closed = false;
-  const connectListener = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: url });
-    client.on('notification', (msg) => {
-      for (const handler of handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
+  let lost = false;
+  let attempt = 0;
+  /**
+   * The one connection that LISTENs. When it is lost, reconnect with backoff (0.25 s doubling to
+   * 10 s) until it is back, then tell the caches: whatever was notified meanwhile never arrived.
+   */
+  const connectListener = (): Promise<void> => {
+    connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+      client.on('notification', (msg) => {
+        for (const handler of handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
+      });
+      const onLost = () => {
+        if (listener !== client) return;
+        listener = undefined;
+        lost = true;
+        client.end().catch(() => {});
+        scheduleReconnect();
+      };
+      client.on('error', onLost);
+      client.on('end', onLost);
+      try {
+        await client.connect();
+        for (const channel of handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
+      } catch (error) {
+        client.end().catch(() => {});
+        throw error;
+      }
+      listener = client;
+      attempt = 0;
+      if (lost) {
+        lost = false;
+        for (const handler of missed) handler();
+      }
+    })().finally(() => {
+      connecting = undefined;
     });
-    client.on('error', () => {
-      listener = undefined;
-      // Reconnect; notifications missed meanwhile only delay cache invalidation until expiry.
-      if (!closed) setTimeout(() => void connectListener().catch(() => {}), 1_000).unref();
-    });
-    await client.connect();
-    for (const channel of handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
-    listener = client;
+    return connecting;
+  };
+  const scheduleReconnect = () => {
+    if (closed) return;
+    const delay = Math.min(10_000, 250 * 2 ** attempt++);
+    setTimeout(() => {
+      if (closed || listener) return;
+      connectListener().catch(() => {
+        lost = true;
+        scheduleReconnect();
+      });
+    }, delay).unref();
   };
   return {
     kind: 'postgres',
     async listen(channel, handler) {
       addHandler(handlers, channel, handler);
       if (!listener) await connectListener();
-      else await listener.query(`LISTEN ${quoteIdent(channel)}`);
+      // (Again when a connection made meanwhile listed its channels before this one was added.)
+      await listener?.query(`LISTEN ${quoteIdent(channel)}`);
     },
+    onNotificationsMissed(handler) {
+      missed.push(handler);
+    },
+    listening: () => listener !== undefined,
     async notify(channel, payload, tx) {
       if (tx) await tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
       else await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);

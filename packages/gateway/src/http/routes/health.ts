@@ -24,6 +24,14 @@ export async function healthRoutes(app: FastifyInstance, opts: { db: Database })
     } finally {
       clearTimeout(timer);
     }
+    if (!opts.db.listening()) {
+      // Revocations and deletions made on other replicas are not reaching this one.
+      throw new Problem(
+        'service_unavailable',
+        'The database notification listener is reconnecting; this replica may serve stale credentials until it is back.',
+        { retryAfterMs: 1000 },
+      );
+    }
     return { status: 'ready', database: opts.db.kind };
   });
 }
