@@ -234,6 +234,26 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       expect((await row(id)).status).toBe('PENDING_AUTH');
     });
 
+    it.each(['sharepoint', 'hubspot', 'notion', 'google_drive'])(
+      'keeps a %s account ACTIVE when the refresh fails on the connection’s client, and tells the operator',
+      async (provider) => {
+        const name = `misconfigured-${provider.replaceAll('_', '-')}`;
+        await createSandboxConnection(t, name, provider);
+        const { accountId } = await authorize(t, { connection: name, identifier: 'misconfigured' });
+        // The app was deleted at the provider, or its id mistyped (Microsoft: AADSTS700016).
+        await t.db.query(`UPDATE connections SET client_id = 'app-that-does-not-exist' WHERE name = $1`, [
+          name,
+        ]);
+        await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+        await t.gateway.credentials.invalidate(accountId);
+        const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'upstream_unauthorized', status: 502 });
+        expect((error as Error).message).toContain(`PATCH /api/v1/connections/${name}`);
+        expect((await row(accountId)).status).toBe('ACTIVE');
+        expect((await row(accountId)).access_token).not.toBeNull();
+      },
+    );
+
     it('expires an account whose grant was revoked, and says how to reconnect', async () => {
       await createSandboxConnection(t, 'revoked', 'google_calendar');
       const { accountId } = await authorize(t, { connection: 'revoked', identifier: 'rev' });

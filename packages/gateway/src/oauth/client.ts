@@ -56,14 +56,17 @@ const SECRET_FIELDS = new Set([
   'token_type',
   'scope',
 ]);
-const GRANT_ERRORS = new Set([
-  'invalid_grant',
-  'BAD_REFRESH_TOKEN',
-  'BAD_AUTH_CODE',
-  'unauthorized_client',
-  'invalid_scope',
-]);
-const CLIENT_ERRORS = new Set(['invalid_client', 'BAD_CLIENT_ID', 'BAD_CLIENT_SECRET', 'BAD_REDIRECT_URI']);
+/**
+ * RFC 6749 §5.2 error codes by cause. Only `invalid_grant` means the user's grant is gone; the
+ * others are the connection's configuration (its client, or scopes the client may not ask for),
+ * which the operator fixes without the user. Providers add their own codes in the catalog.
+ */
+const RFC_ERROR_KINDS: Record<string, TokenErrorKind> = {
+  invalid_grant: 'invalid_grant',
+  invalid_client: 'invalid_client',
+  unauthorized_client: 'invalid_client',
+  invalid_scope: 'invalid_client',
+};
 
 export function generateState(): string {
   return randomBytes(32).toString('base64url');
@@ -164,11 +167,15 @@ async function tokenRequest(
   } catch {
     json = undefined;
   }
-  if (!response.ok) throw classifyTokenError(response.status, json);
+  if (!response.ok) throw classifyTokenError(response.status, json, provider);
   return parseTokenResponse(json);
 }
 
-export function classifyTokenError(status: number, body: unknown): TokenEndpointError {
+export function classifyTokenError(
+  status: number,
+  body: unknown,
+  provider?: ProviderDefinition,
+): TokenEndpointError {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
   // OAuth's `error`, or HubSpot's `status` (BAD_REFRESH_TOKEN …).
   const code =
@@ -183,8 +190,8 @@ export function classifyTokenError(status: number, body: unknown): TokenEndpoint
     `HTTP ${status}`;
   const message = `${code ?? `HTTP ${status}`}: ${description.split(/\r?\n/)[0]}`;
   if (status >= 500 || status === 429) return new TokenEndpointError('transient', message, status, code);
-  if (code && GRANT_ERRORS.has(code)) return new TokenEndpointError('invalid_grant', message, status, code);
-  if (code && CLIENT_ERRORS.has(code)) return new TokenEndpointError('invalid_client', message, status, code);
+  const kind = code && (provider?.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
+  if (kind) return new TokenEndpointError(kind, message, status, code);
   if (status === 401) return new TokenEndpointError('invalid_client', message, status, code);
   return new TokenEndpointError('invalid_response', message, status, code);
 }

@@ -31,6 +31,14 @@ export const hubspot: ProviderDefinition = {
     refreshRotates: false,
     // Access tokens live 30 minutes; refresh with a comfortable margin.
     refreshMarginSeconds: 300,
+    // HubSpot's token errors are {status: "BAD_…", message}.
+    tokenErrorKinds: {
+      BAD_REFRESH_TOKEN: 'invalid_grant',
+      BAD_AUTH_CODE: 'invalid_grant',
+      BAD_CLIENT_ID: 'invalid_client',
+      BAD_CLIENT_SECRET: 'invalid_client',
+      BAD_REDIRECT_URI: 'invalid_client',
+    },
   },
   api: {
     baseUrl: 'https://api.hubapi.com',

@@ -30,6 +30,11 @@ export interface ProviderDefinition {
     refreshRotates: boolean;
     /** Refresh this long before the access token's expiry. */
     refreshMarginSeconds: number;
+    /**
+     * The provider's own token-endpoint error codes beyond RFC 6749's, by cause: `invalid_grant`
+     * (the user must authorize again) or `invalid_client` (the connection's configuration).
+     */
+    tokenErrorKinds?: Record<string, 'invalid_grant' | 'invalid_client'>;
   };
   api: {
     baseUrl: string;
