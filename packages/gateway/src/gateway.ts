@@ -116,7 +116,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       async connection(connectionId, tx) {
         const row = await findConnectionById(tx, connectionId);
         if (!row) throw new Problem('connection_not_found', `No connection has id ${connectionId}.`);
-        return { row, client: { clientId: row.client_id, clientSecret: connections.clientSecret(row) } };
+        const clientSecret = connections.clientSecret(row);
+        if (row.sandbox) await sandbox.ensureClient(row, clientSecret, connections.redirectUri(row.id));
+        return { row, client: { clientId: row.client_id, clientSecret } };
       },
       notActive: (account) => authorization.notActiveProblem(account),
     });

@@ -235,15 +235,17 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
     });
 
     it.each(['sharepoint', 'hubspot', 'notion', 'google_drive'])(
-      'keeps a %s account ACTIVE when the refresh fails on the connection’s client, and tells the operator',
+      'keeps a %s account ACTIVE when the refresh fails on the connection’s client secret, and tells the operator',
       async (provider) => {
         const name = `misconfigured-${provider.replaceAll('_', '-')}`;
         await createSandboxConnection(t, name, provider);
         const { accountId } = await authorize(t, { connection: name, identifier: 'misconfigured' });
-        // The app was deleted at the provider, or its id mistyped (Microsoft: AADSTS700016).
-        await t.db.query(`UPDATE connections SET client_id = 'app-that-does-not-exist' WHERE name = $1`, [
-          name,
-        ]);
+        // The operator pasted a wrong client secret into the connection.
+        const patched = await t.api(`/api/v1/connections/${name}`, {
+          method: 'PATCH',
+          json: { client_secret: 'not-the-client-secret' },
+        });
+        expect(patched.status).toBe(200);
         await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
         await t.gateway.credentials.invalidate(accountId);
         const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
@@ -253,6 +255,32 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         expect((await row(accountId)).access_token).not.toBeNull();
       },
     );
+
+    it('registers a sandbox client again after the emulators forgot it (a restart), so the account can be judged and re-authorized', async () => {
+      await createSandboxConnection(t, 'restarted', 'notion');
+      const { accountId } = await authorize(t, { connection: 'restarted', identifier: 'restarted' });
+      // What a restart of an embedded gateway does to its in-memory emulators.
+      control.reset({ clients: true });
+      await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+      await t.gateway.credentials.invalidate(accountId);
+      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      // The grant is gone with the emulator's memory: the account expires with a working link,
+      // instead of failing on an unknown client forever.
+      expect(error).toMatchObject({ code: 'account_not_active' });
+      const link = (
+        (error as { toBody(id: string): Record<string, unknown> }).toBody('r').authorization_link as {
+          link: string;
+        }
+      ).link;
+      const start = await fetch(link, { redirect: 'manual' });
+      const { submitConsent } = await import('@portico/emulators');
+      const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
+        redirect: 'manual',
+      });
+      expect(back.status).toBe(200);
+      expect((await row(accountId)).status).toBe('ACTIVE');
+      expect((await t.gateway.credentials.forAccount(accountId)).accessToken).toBeTruthy();
+    });
 
     it('expires an account whose grant was revoked, and says how to reconnect', async () => {
       await createSandboxConnection(t, 'revoked', 'google_calendar');

@@ -15,6 +15,11 @@ export interface Sandbox {
   readonly enabled: boolean;
   location(): SandboxLocation | undefined;
   registerClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
+  /**
+   * Registers the connection's client unless the emulator knows its id: emulators keep clients in
+   * memory, so after a restart the client must be known again before a refresh can be judged.
+   */
+  ensureClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
   /** The in-process emulators (mounted mode only), for tests and demos. */
   readonly control?: EmulatorControl;
 }
@@ -26,6 +31,7 @@ export function disabledSandbox(): Sandbox {
     async registerClient() {
       throw new Error('sandbox mode is off');
     },
+    async ensureClient() {},
   };
 }
 
@@ -42,6 +48,12 @@ export async function mountSandbox(app: FastifyInstance, publicUrl: string): Pro
   });
   if (!control) throw new Error('sandbox emulators did not start');
   const handle = control;
+  const register = (connection: ConnectionRow, clientSecret: string, redirectUri: string) =>
+    handle.registerClient(emulatorOf(connection), {
+      clientId: connection.client_id,
+      clientSecret,
+      redirectUris: [redirectUri],
+    });
   return {
     enabled: true,
     control: handle,
@@ -55,18 +67,18 @@ export async function mountSandbox(app: FastifyInstance, publicUrl: string): Pro
       };
     },
     async registerClient(connection, clientSecret, redirectUri) {
-      handle.registerClient(emulatorOf(connection), {
-        clientId: connection.client_id,
-        clientSecret,
-        redirectUris: [redirectUri],
-      });
+      register(connection, clientSecret, redirectUri);
+    },
+    async ensureClient(connection, clientSecret, redirectUri) {
+      const known = handle.clients(emulatorOf(connection)).some((c) => c.clientId === connection.client_id);
+      if (!known) register(connection, clientSecret, redirectUri);
     },
   };
 }
 
 /** A standalone emulator server (npm run emulators) used as the sandbox. */
 export function remoteSandbox(rootUrl: string): Sandbox {
-  return {
+  const sandbox: Sandbox = {
     enabled: true,
     location: () => ({ publicBase: rootUrl, internalBase: rootUrl }),
     async registerClient(connection, clientSecret, redirectUri) {
@@ -83,7 +95,14 @@ export function remoteSandbox(rootUrl: string): Sandbox {
       });
       if (!res.ok) throw new Error(`emulator refused the client registration: HTTP ${res.status}`);
     },
+    async ensureClient(connection, clientSecret, redirectUri) {
+      const res = await fetch(`${rootUrl}/_emulator/clients`, { signal: AbortSignal.timeout(10_000) });
+      const all = (res.ok ? await res.json() : {}) as Record<string, Array<{ client_id: string }>>;
+      const known = all[emulatorOf(connection)]?.some((c) => c.client_id === connection.client_id);
+      if (!known) await sandbox.registerClient(connection, clientSecret, redirectUri);
+    },
   };
+  return sandbox;
 }
 
 function emulatorOf(connection: ConnectionRow): EmulatorKey {
