@@ -16,6 +16,10 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Largest accepted JSON/form request body. */
   bodyLimitBytes: number;
+  /** Time a client has to send its request headers. */
+  headersTimeoutMs: number;
+  /** Time a client has to send a JSON/form body once its headers are in (not proxied bodies). */
+  bodyTimeoutMs: number;
   /** How long in-flight requests may take to finish on shutdown. */
   shutdownGraceMs: number;
   /** Serve the provider emulators under /sandbox for sandbox connections. */
@@ -56,6 +60,9 @@ export const CONFIG_VARIABLES = {
   PORTICO_LOG_LEVEL: `One of ${LOG_LEVELS.join(', ')}. Default info.`,
   PORTICO_ACCESS_TOKEN_TTL: 'Lifetime of gateway access tokens in seconds (60–86400). Default 3600.',
   PORTICO_BODY_LIMIT: 'Largest JSON request body in bytes. Default 1048576.',
+  PORTICO_HEADERS_TIMEOUT_MS: 'Time a client has to send its request headers (1000–300000). Default 10000.',
+  PORTICO_BODY_TIMEOUT_MS:
+    'Time a client has to send a JSON or form body after its headers (1000–300000); proxied bodies are bounded by PORTICO_UPSTREAM_IDLE_TIMEOUT_MS instead. Default 10000.',
   PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
   PORTICO_SANDBOX:
     'true or false: serve provider emulators under /sandbox for sandbox connections. Default true.',
@@ -94,6 +101,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const accessTokenTtlSeconds = int('PORTICO_ACCESS_TOKEN_TTL', 3600, 60, 86400);
   const bodyLimitBytes = int('PORTICO_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024);
   const shutdownGraceMs = int('PORTICO_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000);
+  const headersTimeoutMs = int('PORTICO_HEADERS_TIMEOUT_MS', 10_000, 1000, 300_000);
+  const bodyTimeoutMs = int('PORTICO_BODY_TIMEOUT_MS', 10_000, 1000, 300_000);
 
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
   const authRequestTtlSeconds = int('PORTICO_AUTH_REQUEST_TTL', 600, 60, 3600);
@@ -177,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     accessTokenTtlSeconds,
     bodyLimitBytes,
+    headersTimeoutMs,
+    bodyTimeoutMs,
     shutdownGraceMs,
     sandbox,
     sandboxUrl,

@@ -152,6 +152,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
+      headersTimeoutMs: config.headersTimeoutMs,
+      bodyTimeoutMs: config.bodyTimeoutMs,
       services: { db, tokens, connections, accounts, authorization, engine, proxy, clients },
       async mount(root) {
         if (!config.sandbox) return;

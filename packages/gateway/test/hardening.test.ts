@@ -308,3 +308,92 @@ describe.runIf(postgresAvailable)('a replica whose database connection drops', (
     }
   });
 });
+
+describe('slow clients', () => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(BACKENDS[0]!, {
+      PORTICO_HEADERS_TIMEOUT_MS: '1000',
+      PORTICO_BODY_TIMEOUT_MS: '1000',
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  /** Sends `head` (and nothing more); resolves with what came back and when the socket closed. */
+  function stall(head: string): Promise<{ answer: string; closedAfterMs: number }> {
+    const { hostname, port } = new URL(t.url);
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write(head));
+      let answer = '';
+      socket.on('data', (d) => (answer += d));
+      socket.on('close', () => resolve({ answer, closedAfterMs: Date.now() - started }));
+      socket.on('error', reject);
+      socket.setTimeout(15_000, () => socket.destroy(new Error('the gateway kept the socket open')));
+    });
+  }
+
+  it('answers a half-sent JSON body on /oauth/token and /api/v1 with 408 and closes the socket', async () => {
+    const token = await t.token();
+    for (const [path, auth] of [
+      ['/oauth/token', ''],
+      ['/api/v1/connections', `Authorization: Bearer ${token}\r\n`],
+    ] as const) {
+      const { answer, closedAfterMs } = await stall(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"grant_type":`,
+      );
+      expect(answer, path).toMatch(/^HTTP\/1\.1 408/);
+      expect(answer, path).toContain('"code":"request_timeout"');
+      expect(closedAfterMs, path).toBeLessThan(5000);
+    }
+  });
+
+  it('closes a connection whose headers never finish', async () => {
+    const { answer, closedAfterMs } = await stall('GET /api/v1/connections HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(closedAfterMs).toBeLessThan(5000);
+  });
+});
+
+describe('a proxied upload that stalls', () => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(BACKENDS[0]!, { PORTICO_UPSTREAM_IDLE_TIMEOUT_MS: '1000' });
+    await sandboxAccount(t, { provider: 'google_drive', identifier: 'uploader' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is answered 504 and its connection closed, not left open waiting for the rest', async () => {
+    const token = await t.token();
+    const { hostname, port } = new URL(t.url);
+    const started = Date.now();
+    const { answer, closedAfterMs } = await new Promise<{ answer: string; closedAfterMs: number }>(
+      (resolve, reject) => {
+        const socket = net.connect(Number(port), hostname, () => {
+          socket.write(
+            `POST /proxy/upload/drive/v3/files?uploadType=media HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+              'connection_name: sandbox-google-drive\r\nidentifier: uploader\r\n' +
+              `Content-Type: application/octet-stream\r\nContent-Length: ${8 * 1024 * 1024}\r\n\r\n`,
+          );
+          socket.write(Buffer.alloc(2 * 1024 * 1024, 1));
+        });
+        let answer = '';
+        socket.on('data', (d) => (answer += d));
+        socket.on('close', () => resolve({ answer, closedAfterMs: Date.now() - started }));
+        socket.on('error', () => {});
+        socket.setTimeout(20_000, () => reject(new Error('the gateway kept the socket open')));
+      },
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 504/);
+    expect(answer).toContain('upstream_timeout');
+    expect(closedAfterMs).toBeLessThan(10_000);
+  });
+});

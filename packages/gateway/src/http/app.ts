@@ -17,13 +17,13 @@ import { Problem } from '../errors/problem.js';
 import { deferredChildLogger, requestLineWriter } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
-import type { ProxyService } from '../proxy/proxy.js';
+import { hasBody, type ProxyService } from '../proxy/proxy.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
-import { answerError, clientErrorHandler, registerProblemHandlers } from './errors.js';
+import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -47,6 +47,8 @@ export interface AppServices {
 export interface AppOptions {
   logger: Logger;
   bodyLimitBytes: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
   services: AppServices;
   /** Mounts extra plugins at the root (the sandbox emulators). */
   mount?: (app: FastifyInstance) => Promise<void>;
@@ -139,11 +141,20 @@ function originForm(url: string): string {
  * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
  * handler (see ./fast-proxy.ts); `fast` is set once the services are wired.
  */
-function serverWithFastPath(fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean }) {
+function serverWithFastPath(
+  fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean },
+  headersTimeoutMs: number,
+) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) => {
     // Repeated headers arrive joined ("a, b"), never silently reduced to the first: two
     // Authorization headers then fail authentication instead of being accepted by order.
-    const serverOptions: ServerOptions = { ...(opts.http as ServerOptions), joinDuplicateHeaders: true };
+    const serverOptions: ServerOptions = {
+      ...(opts.http as ServerOptions),
+      joinDuplicateHeaders: true,
+      headersTimeout: headersTimeoutMs,
+      // Node checks header deadlines on this interval (30 s by default): often enough to keep them.
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs / 2),
+    };
     const server = createServer(serverOptions, (req, res) => {
       if (req.url?.charCodeAt(0) !== SLASH) req.url = originForm(req.url ?? '');
       if (!fast.serve?.(req, res)) handler(req, res);
@@ -168,6 +179,36 @@ function refuseUnsafeInput(req: FastifyRequest, _reply: FastifyReply, done: (err
   else done();
 }
 
+/**
+ * A JSON or form body must arrive within `ms` of its headers: a client that stalls halfway would
+ * otherwise hold a socket (and, on /oauth/token, an unauthenticated one) for as long as it likes.
+ * The answer is 408 and the connection is closed, since the rest of the body may still come.
+ */
+function bodyDeadline(ms: number) {
+  return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const raw = req.raw;
+    if (raw.complete || !hasBody(raw.headers)) {
+      done();
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (raw.complete || reply.raw.headersSent) return;
+      const problem = new Problem(
+        'request_timeout',
+        `The request body did not arrive within ${ms} ms of its headers; send it again, whole.`,
+      );
+      reply.hijack();
+      reply.raw.setHeader('connection', 'close');
+      answerErrorRaw(reply.raw, problem, String(req.id), req.log);
+      reply.raw.on('finish', () => raw.socket?.destroy());
+    }, ms);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+    raw.once('close', () => clearTimeout(timer));
+    done();
+  };
+}
+
 /** Builds the HTTP application; routes stay thin and call the services. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
@@ -177,7 +218,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     genReqId: requestIdOf,
-    serverFactory: serverWithFastPath(fast),
+    serverFactory: serverWithFastPath(fast, options.headersTimeoutMs),
     logController: new RequestLogController(lines),
     childLoggerFactory: (logger, bindings, options) =>
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
@@ -201,6 +242,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
   await app.register(async (own) => {
+    own.addHook('onRequest', bodyDeadline(options.bodyTimeoutMs));
     own.addHook('preValidation', refuseUnsafeInput);
     await own.register(healthRoutes, { db: services.db });
     await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });

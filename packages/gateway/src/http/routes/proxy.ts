@@ -1,6 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PROXY_PREFIX } from '../../proxy/path.js';
-import { type ProxyCall, type ProxyService, proxyBody, relay } from '../../proxy/proxy.js';
+import { hasBody, type ProxyCall, type ProxyService, proxyBody, relay } from '../../proxy/proxy.js';
 import { answerErrorRaw } from '../errors.js';
 
 export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -13,6 +14,17 @@ export function proxyCall(
   environmentId: string,
 ): ProxyCall {
   return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers };
+}
+
+/**
+ * An answer given before the upload finished (a provider timeout, an early refusal) ends the
+ * exchange: close the connection rather than wait for the rest of a body nobody will read.
+ */
+function closeIfAnsweredEarly(req: FastifyRequest, res: ServerResponse): void {
+  const socket = req.raw.socket;
+  res.once('finish', () => {
+    if (!req.raw.complete) socket.destroy();
+  });
 }
 
 /**
@@ -29,6 +41,7 @@ export async function proxyRoutes(app: FastifyInstance, opts: { proxy: ProxyServ
     url: '/*',
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply) => {
+      if (hasBody(req.headers)) closeIfAnsweredEarly(req, reply.raw);
       const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
       // Validated before anything is read from the body or sent anywhere.
       const prepared = await opts.proxy.prepare(call);
