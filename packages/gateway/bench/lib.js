@@ -88,6 +88,14 @@ export async function gatewayToken(url, creds) {
   return (await res.json()).access_token;
 }
 
+/** The cookie /connect/{token} set, sent back at the callback as the browser that opened the link would. */
+export function browserCookie(start) {
+  return start.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
+}
+
 export async function stop(child) {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');

@@ -19,6 +19,7 @@ import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { submitConsent } from '@portico/emulators';
 import {
+  browserCookie,
   cpuSecondsOf,
   EMULATORS_BIN,
   freePort,
@@ -71,7 +72,7 @@ async function authorize(gw, token, provider, connection, identifier) {
   });
   const start = await fetch(link, { redirect: 'manual' });
   const callback = await submitConsent(start.headers.get('location'), { decision: 'allow' });
-  const done = await fetch(callback, { redirect: 'manual' });
+  const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
   if (done.status !== 200) throw new Error(`authorization failed: ${done.status}`);
 }
 

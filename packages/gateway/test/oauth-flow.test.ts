@@ -4,7 +4,7 @@ import { PROVIDER_KEYS, PROVIDERS, type ProviderKey } from '../src/providers/cat
 import { ACCOUNT_REFRESH_TOKEN } from '../src/secrets/sealed-columns.js';
 import type { AccountRow } from '../src/store/accounts.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, authorize, createSandboxConnection } from './helpers/flow.js';
+import { accountOf, authorize, browserCookie, createSandboxConnection } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { probe } from './helpers/probes.js';
 
@@ -110,6 +110,56 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
   });
 
   describe('failures', () => {
+    it('binds the consent trip to the browser that opened the link', async () => {
+      const conn = await createSandboxConnection(t, 'bound', 'notion');
+      const { submitConsent } = await import('@portico/emulators');
+      // The attacker opens a link issued for their own identifier and has a victim consent, so the
+      // callback arrives in the victim's browser: without the cookie, or with another one.
+      const trip = async () => {
+        const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
+          method: 'POST',
+          json: { connection_name: 'bound', identifier: 'attacker-id' },
+        });
+        const { link, connected_account_id: id } = (await linkRes.json()) as {
+          link: string;
+          connected_account_id: string;
+        };
+        const start = await fetch(link, { redirect: 'manual' });
+        const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
+        return { id, start, callback };
+      };
+      const first = await trip();
+      const [cookie] = first.start.headers.getSetCookie();
+      expect(cookie).toMatch(/^portico_auth_areq_\w+=\w+; /);
+      expect(cookie).toContain(`Path=/sso/v1/oauth/${conn.id}/callback`);
+      expect(cookie).toContain('HttpOnly');
+      expect(cookie).toContain('SameSite=Lax');
+      const second = await trip();
+      const forged = browserCookie(second.start).replace(/=\w+$/, '=the-victims-own-value');
+      for (const [{ id, callback }, headers] of [
+        [first, {}],
+        [second, { cookie: forged }],
+      ] as const) {
+        const res = await fetch(callback, { redirect: 'manual', headers });
+        expect(res.status).toBe(400);
+        const html = await res.text();
+        expect(html).toContain('data-code="browser_mismatch"');
+        expect(html).toMatch(/started in another browser/);
+        expect((await row(id)).status).toBe('PENDING_AUTH');
+        expect((await row(id)).access_token).toBeNull();
+      }
+      // A refused trip is spent: the cookie cannot complete it afterwards.
+      const late = await fetch(first.callback, {
+        redirect: 'manual',
+        headers: { cookie: browserCookie(first.start) },
+      });
+      expect(await late.text()).toMatch(/already completed/);
+      // In the browser that opened the link, the flow connects.
+      const own = await authorize(t, { connection: 'bound', identifier: 'attacker-id' });
+      expect(own.response.status).toBe(200);
+      expect((await row(first.id)).status).toBe('ACTIVE');
+    });
+
     it('refuses a tampered, replayed, expired or foreign state and stores nothing', async () => {
       await createSandboxConnection(t, 'state-a', 'google_drive');
       const other = await createSandboxConnection(t, 'state-b', 'google_drive');
@@ -225,7 +275,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       });
       const { submitConsent } = await import('@portico/emulators');
       const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
-      const res = await fetch(callback, { redirect: 'manual' });
+      const res = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
       expect(res.status).toBe(400);
       const html = await res.text();
       expect(html).toMatch(/rejected the connection(&#39;|')s client credentials/);
@@ -276,6 +326,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       const { submitConsent } = await import('@portico/emulators');
       const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
         redirect: 'manual',
+        headers: { cookie: browserCookie(start) },
       });
       expect(back.status).toBe(200);
       expect((await row(accountId)).status).toBe('ACTIVE');
@@ -306,6 +357,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       const { submitConsent } = await import('@portico/emulators');
       const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
         redirect: 'manual',
+        headers: { cookie: browserCookie(start) },
       });
       expect(back.status).toBe(200);
       expect((await row(accountId)).status).toBe('ACTIVE');

@@ -72,6 +72,20 @@ export interface AuthorizationDeps {
   prepareSandbox(connection: ConnectionRow, clientSecret: string): Promise<void>;
 }
 
+/** The cookie that binds one trip to the provider to the browser that opened the link. */
+export interface BrowserBinding {
+  name: string;
+  value: string;
+  /** The callback's path: the cookie goes nowhere else. */
+  path: string;
+  maxAgeSeconds: number;
+  secure: boolean;
+}
+
+export function bindingCookieName(requestId: string): string {
+  return `portico_auth_${requestId}`;
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -134,8 +148,11 @@ export class AuthorizationService {
     );
   }
 
-  /** GET /connect/{token}: claims the link and returns the provider's authorize URL. */
-  async start(token: string): Promise<string> {
+  /**
+   * GET /connect/{token}: claims the link and returns the provider's authorize URL, with the cookie
+   * that binds the trip to this browser (checked at the callback).
+   */
+  async start(token: string): Promise<{ location: string; binding: BrowserBinding }> {
     const tokenHash = hashToken(token);
     const link = await consumeLink(this.deps.db, tokenHash);
     if (!link) {
@@ -166,6 +183,7 @@ export class AuthorizationService {
     const state = generateState();
     const pkce = provider.oauth.pkce ? generatePkce() : undefined;
     const requestId = newId('areq');
+    const binding = randomBase62(32);
     await insertAuthorizationRequest(this.deps.db, {
       id: requestId,
       state_hash: hashToken(state),
@@ -176,19 +194,38 @@ export class AuthorizationService {
         : null,
       redirect_url: link.redirect_url,
       caller_state: link.caller_state,
+      browser_hash: hashToken(binding),
       expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
     });
-    return buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection.sandbox), {
+    const redirectUri = this.deps.connections.redirectUri(connection.id);
+    const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection.sandbox), {
       clientId: connection.client_id,
-      redirectUri: this.deps.connections.redirectUri(connection.id),
+      redirectUri,
       scopes: requestedScopes(provider, connection.scopes),
       state,
       ...(pkce ? { codeChallenge: pkce.challenge } : {}),
     });
+    return {
+      location,
+      binding: {
+        name: bindingCookieName(requestId),
+        value: binding,
+        path: new URL(redirectUri).pathname,
+        maxAgeSeconds: this.deps.requestTtlSeconds,
+        secure: redirectUri.startsWith('https:'),
+      },
+    };
   }
 
-  /** GET /sso/v1/oauth/{connection_id}/callback. */
-  async complete(connectionId: string, query: Record<string, string | undefined>): Promise<CallbackOutcome> {
+  /**
+   * GET /sso/v1/oauth/{connection_id}/callback; `cookies` are the browser's, to check that the trip
+   * ends in the browser that started it.
+   */
+  async complete(
+    connectionId: string,
+    query: Record<string, string | undefined>,
+    cookies: Record<string, string> = {},
+  ): Promise<CallbackOutcome> {
     const { state, code, error } = query;
     if (!state)
       throw new FlowError(
@@ -211,6 +248,17 @@ export class AuthorizationService {
         'state_invalid',
         'Authorization failed',
         `${reason} Start again from the application.`,
+      );
+    }
+    // A consent finished in another browser than the one that opened the link is someone else's:
+    // an attacker could otherwise have a victim connect their account to the attacker's identifier.
+    const binding = cookies[bindingCookieName(request.id)];
+    if (request.browser_hash !== null && (!binding || hashToken(binding) !== request.browser_hash)) {
+      this.deps.logger.warn({ account_id: request.account_id }, 'authorization finished in another browser');
+      throw new FlowError(
+        'browser_mismatch',
+        'Authorization failed',
+        'This authorization was started in another browser, so nothing was connected. Open the authorization link again in this browser.',
       );
     }
     const account = await findAccount(this.deps.db, request.account_id);

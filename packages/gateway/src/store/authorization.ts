@@ -39,6 +39,8 @@ export interface AuthorizationRequestRow {
   code_verifier: string | null;
   redirect_url: string | null;
   caller_state: string | null;
+  /** Hash of the binding cookie of the browser that opened the link. */
+  browser_hash: string | null;
   expires_at: Date;
   used_at: Date | null;
 }
@@ -49,8 +51,8 @@ export async function insertAuthorizationRequest(
 ): Promise<void> {
   await db.query(
     `INSERT INTO authorization_requests
-       (id, state_hash, account_id, connection_id, code_verifier, redirect_url, caller_state, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+       (id, state_hash, account_id, connection_id, code_verifier, redirect_url, caller_state, browser_hash, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     [
       row.id,
       row.state_hash,
@@ -59,6 +61,7 @@ export async function insertAuthorizationRequest(
       row.code_verifier,
       row.redirect_url,
       row.caller_state,
+      row.browser_hash,
       row.expires_at,
     ],
   );

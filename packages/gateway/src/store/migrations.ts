@@ -120,4 +120,12 @@ CREATE TABLE executions (
 );
 `,
   },
+  {
+    version: 4,
+    name: 'authorization-browser-binding',
+    sql: `
+-- The browser that opened the link: a hash of the value of a cookie set there, checked at the callback.
+ALTER TABLE authorization_requests ADD COLUMN browser_hash text;
+`,
+  },
 ];

@@ -45,8 +45,22 @@ export async function authorize(t: TestGateway, opts: AuthorizeOptions): Promise
     decision: opts.decision ?? 'allow',
     ...(opts.userId ? { userId: opts.userId } : {}),
   });
-  const response = await fetch(callbackUrl, { redirect: 'manual' });
+  const response = await fetch(callbackUrl, {
+    redirect: 'manual',
+    headers: { cookie: browserCookie(start) },
+  });
   return { accountId, link, authorizeUrl, callbackUrl, response };
+}
+
+/**
+ * The cookie /connect/{token} set in the "browser", as a browser would send it back at the callback
+ * (the trip is bound to the browser that opened the link).
+ */
+export function browserCookie(start: Response): string {
+  return start.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0])
+    .join('; ');
 }
 
 export async function createSandboxConnection(

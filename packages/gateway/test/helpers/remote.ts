@@ -1,4 +1,5 @@
 import { submitConsent } from '@portico/emulators';
+import { browserCookie } from './flow.js';
 import { gatewayToken } from './token.js';
 
 /** Drives a gateway over HTTP only (for gateways running in other processes). */
@@ -55,7 +56,7 @@ export class RemoteGateway {
     ).json()) as { link: string; connected_account_id: string };
     const start = await fetch(link.link, { redirect: 'manual' });
     const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
-    const done = await fetch(callback, { redirect: 'manual' });
+    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     if (done.status !== 200) throw new Error(`callback: ${done.status} ${await done.text()}`);
     return link.connected_account_id;
   }

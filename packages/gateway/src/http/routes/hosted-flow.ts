@@ -1,6 +1,30 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuthorizationService } from '../../oauth/authorization.js';
+import type { AuthorizationService, BrowserBinding } from '../../oauth/authorization.js';
 import { FlowError, type ResultPage, renderPage } from '../../oauth/pages.js';
+
+/**
+ * HttpOnly (scripts never see it) and SameSite=Lax: sent on the provider's top-level redirect back
+ * to the callback, never on a cross-site subrequest.
+ */
+function bindingCookie(binding: BrowserBinding): string {
+  return [
+    `${binding.name}=${binding.value}`,
+    `Path=${binding.path}`,
+    `Max-Age=${binding.maxAgeSeconds}`,
+    'HttpOnly',
+    'SameSite=Lax',
+    ...(binding.secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of header?.split(';') ?? []) {
+    const eq = part.indexOf('=');
+    if (eq > 0) cookies[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  return cookies;
+}
 
 /**
  * The browser-facing half of authorization: the link the end user opens and the provider's
@@ -34,10 +58,11 @@ export async function hostedFlowRoutes(
 
   app.get<{ Params: { token: string } }>('/connect/:token', async (req, reply) => {
     try {
-      const location = await authorization.start(req.params.token);
+      const { location, binding } = await authorization.start(req.params.token);
       return reply
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
+        .header('set-cookie', bindingCookie(binding))
         .redirect(location, 302);
     } catch (error) {
       return flowFailure(reply, error);
@@ -51,7 +76,11 @@ export async function hostedFlowRoutes(
         const query = Object.fromEntries(
           Object.entries(req.query).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : v]),
         );
-        const outcome = await authorization.complete(req.params.connection_id, query);
+        const outcome = await authorization.complete(
+          req.params.connection_id,
+          query,
+          parseCookies(req.headers.cookie),
+        );
         if (outcome.kind === 'redirect')
           return reply.header('cache-control', 'no-store').redirect(outcome.url, 302);
         return page(reply, outcome);
