@@ -28,6 +28,8 @@ export interface Config {
   sandboxUrl: string | undefined;
   /** Lifetime of authorization links. */
   linkTtlSeconds: number;
+  /** Origins or URL prefixes a link's redirect_url must match (empty: any http(s) URL). */
+  redirectUrlAllowlist: string[];
   /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
   authRequestTtlSeconds: number;
   upstream: {
@@ -68,6 +70,8 @@ export const CONFIG_VARIABLES = {
     'true or false: serve provider emulators under /sandbox for sandbox connections. Default true.',
   PORTICO_SANDBOX_URL: 'Root URL of a standalone emulator server to use for sandbox connections instead.',
   PORTICO_LINK_TTL: 'Lifetime of authorization links in seconds (60–604800). Default 3600.',
+  PORTICO_REDIRECT_URL_ALLOWLIST:
+    'Comma-separated origins or URL prefixes that authorization links may send the browser back to. Default: any http(s) URL.',
   PORTICO_UPSTREAM_CONNECT_TIMEOUT_MS: 'Time to connect to a provider. Default 10000.',
   PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: 'Time for a provider to start answering. Default 60000.',
   PORTICO_UPSTREAM_IDLE_TIMEOUT_MS: 'Longest pause while a body streams either way. Default 60000.',
@@ -133,6 +137,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const redirectUrlAllowlist = (env.PORTICO_REDIRECT_URL_ALLOWLIST ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        const url = new URL(entry);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+        // An origin alone stays an origin; anything longer is a prefix of origin + path.
+        return /^https?:\/\/[^/]+\/?$/.test(entry) ? url.origin : `${url.origin}${url.pathname}`;
+      } catch {
+        problems.push(
+          `PORTICO_REDIRECT_URL_ALLOWLIST entry "${entry}" is not an http(s) URL; e.g. https://app.example.com`,
+        );
+        return '';
+      }
+    })
+    .filter(Boolean);
+
   let publicUrl = env.PORTICO_PUBLIC_URL?.trim() || `http://localhost:${port || 8080}`;
   try {
     const url = new URL(publicUrl);
@@ -192,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandbox,
     sandboxUrl,
     linkTtlSeconds,
+    redirectUrlAllowlist,
     authRequestTtlSeconds,
     upstream,
   };

@@ -131,6 +131,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       endpoints,
       publicUrl: config.publicUrl,
       linkTtlSeconds: config.linkTtlSeconds,
+      redirectUrlAllowlist: config.redirectUrlAllowlist,
       requestTtlSeconds: config.authRequestTtlSeconds,
       prepareSandbox: (connection, secret) =>
         sandbox.registerClient(connection, secret, connections.redirectUri(connection.id)),

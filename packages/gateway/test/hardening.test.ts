@@ -397,3 +397,48 @@ describe('a proxied upload that stalls', () => {
     expect(closedAfterMs).toBeLessThan(10_000);
   });
 });
+
+describe('redirect_url allow-list', () => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(BACKENDS[0]!, {
+      PORTICO_REDIRECT_URL_ALLOWLIST: 'https://app.example.com, https://other.example.com/oauth/',
+    });
+    await t.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: 'sandbox-notion', provider: 'notion', sandbox: true },
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const link = (redirect_url: string) =>
+    t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'sandbox-notion', identifier: 'u', redirect_url },
+    });
+
+  it('accepts redirect URLs on an allowed origin or under an allowed prefix', async () => {
+    expect((await link('https://app.example.com/anything?x=1')).status).toBe(201);
+    expect((await link('https://other.example.com/oauth/done')).status).toBe(201);
+  });
+
+  it('refuses any other redirect URL with 400 naming the allowed ones', async () => {
+    for (const url of [
+      'https://evil.example.net/phish',
+      'https://app.example.com.evil.net/',
+      'https://other.example.com/elsewhere',
+      'http://app.example.com/',
+    ]) {
+      const res = await link(url);
+      expect(res.status, url).toBe(400);
+      const body = (await res.json()) as { code: string; detail: string; errors: Array<{ path: string }> };
+      expect(body.code).toBe('invalid_input');
+      expect(body.errors[0]!.path).toBe('/redirect_url');
+      expect(body.detail).toContain('https://app.example.com');
+    }
+  });
+});

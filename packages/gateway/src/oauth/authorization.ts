@@ -67,6 +67,11 @@ export interface AuthorizationDeps {
   publicUrl: string;
   linkTtlSeconds: number;
   requestTtlSeconds: number;
+  /**
+   * Where the callback may send the browser: origins (`https://app.example.com`) or URL prefixes
+   * (`https://app.example.com/oauth/`). Empty: any http(s) URL.
+   */
+  redirectUrlAllowlist: string[];
   endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
   /** Makes sure a sandbox connection's OAuth client is registered at its emulator. */
   prepareSandbox(connection: ConnectionRow, clientSecret: string): Promise<void>;
@@ -99,6 +104,7 @@ export class AuthorizationService {
   constructor(private readonly deps: AuthorizationDeps) {}
 
   async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
+    if (input.redirect_url !== undefined) this.checkRedirectUrl(input.redirect_url);
     const connection = await this.deps.connections.get(environmentId, input.connection_name);
     const account = await upsertPendingAccount(this.deps.db, environmentId, connection.id, input.identifier);
     return this.linkFor(account, input.redirect_url, input.state);
@@ -145,6 +151,23 @@ export class AuthorizationService {
           authorization_link: { link: link.link, expires_at: link.expires_at },
         },
       },
+    );
+  }
+
+  /** An open redirect is a phishing tool: only the operator's allowed places are accepted. */
+  private checkRedirectUrl(redirectUrl: string): void {
+    const allowed = this.deps.redirectUrlAllowlist;
+    if (!allowed.length) return;
+    const url = new URL(redirectUrl);
+    const target = `${url.origin}${url.pathname}`;
+    const ok = allowed.some((entry) =>
+      /^https?:\/\/[^/]+$/.test(entry) ? url.origin === entry : target.startsWith(entry),
+    );
+    if (ok) return;
+    throw new Problem(
+      'invalid_input',
+      `redirect_url ${url.origin}${url.pathname} is not allowed here; use a URL under ${allowed.join(', ')} (PORTICO_REDIRECT_URL_ALLOWLIST).`,
+      { errors: [{ path: '/redirect_url', message: `must start with one of: ${allowed.join(', ')}` }] },
     );
   }
 
