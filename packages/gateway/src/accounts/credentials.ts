@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
@@ -8,10 +9,12 @@ import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-c
 import {
   type AccountRow,
   type AccountWithConnection,
+  claimRefreshLease,
   deactivateAccount,
   findAccount,
   findAccountByIdentifier,
   lockAccount,
+  releaseRefreshLease,
   storeTokens,
   touchAccounts,
 } from '../store/accounts.js';
@@ -63,6 +66,23 @@ export interface CredentialsDeps {
 
 type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; account: AccountRow };
 
+/** What the claiming transaction of a refresh decided. */
+type RefreshStep =
+  | { failed: Problem }
+  | { done: RefreshOutcome }
+  | { wait: true }
+  | {
+      claimed: {
+        row: AccountRow;
+        connection: ConnectionRow;
+        client: ClientCredentials;
+        provider: ProviderDefinition;
+      };
+    };
+
+/** How long a refresh claim lasts: the provider call's timeout (10 s) and both commits, with room. */
+const REFRESH_LEASE_MS = 30_000;
+
 /**
  * The token lifecycle, in one module: tools and the proxy only ask it for a valid access token.
  *
@@ -77,6 +97,8 @@ export class CredentialManager {
   private readonly byAccount = new Map<string, { credential: Credential; until: number }>();
   private readonly byRef = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
+  /** Names this process in refresh leases. */
+  private readonly leaseOwner = `proc_${randomBytes(8).toString('hex')}`;
   /** Epoch ms of each account's latest use, written in batches. */
   private readonly lastUsed = new Map<string, number>();
   private readonly flushTimer: NodeJS.Timeout;
@@ -239,7 +261,7 @@ export class CredentialManager {
   private refresh(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
     let pending = this.inflight.get(accountId);
     if (!pending) {
-      pending = this.refreshUnderLock(accountId, staleAccessToken).finally(() =>
+      pending = this.refreshWithLease(accountId, staleAccessToken).finally(() =>
         this.inflight.delete(accountId),
       );
       this.inflight.set(accountId, pending);
@@ -247,25 +269,39 @@ export class CredentialManager {
     return pending;
   }
 
-  private async refreshUnderLock(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
+  /**
+   * Refreshes with the provider call outside any transaction, so a slow token endpoint holds no
+   * database connection and no row lock:
+   * 1. a short transaction locks the row, re-checks it (another request or process may have
+   *    refreshed meanwhile) and takes a lease (owner + expiry) unless another owner holds one;
+   * 2. the provider is called with the refresh token (10 s timeout; the lease lasts 30 s);
+   * 3. a short transaction stores the new token set if the row is still at the version read
+   *    (compare-and-swap), releasing the lease, and notifies every process.
+   * A claimant that dies leaves a lease that runs out; whoever waits then takes over. The one
+   * window no gateway can close: the provider rotated the refresh token and the process died before
+   * step 3; the old token is then refused and the account expires.
+   */
+  private async refreshWithLease(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
     const { keyring, logger } = this.deps;
     const started = this.clock();
-    const outcome = await this.deps.db.transaction(
-      async (tx): Promise<RefreshOutcome | { failed: Problem }> => {
+    for (let waited = 0; ; ) {
+      const step = await this.deps.db.transaction(async (tx): Promise<RefreshStep> => {
         const row = await lockAccount(tx, accountId);
         if (!row) return { failed: new Problem('account_not_found', `No connected account ${accountId}.`) };
-        if (row.status !== 'ACTIVE' || !row.access_token) return { ok: false, account: row };
+        if (row.status !== 'ACTIVE' || !row.access_token) return { done: { ok: false, account: row } };
         const { row: connection, client } = await this.deps.connection(row.connection_id, tx);
         const provider = getProvider(connection.provider);
         const current = keyring.open(row.access_token, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id });
-        // Another request or process refreshed while we waited for the lock: use its token.
+        // Another request or process refreshed while we waited: use its token.
         const refreshedElsewhere = staleAccessToken
           ? current !== staleAccessToken
           : !this.needsRefresh(provider, row.token_expires_at?.getTime() ?? null);
         if (refreshedElsewhere) {
           return {
-            ok: true,
-            credential: await this.credentialOf(row, connection.name, connection.sandbox, provider),
+            done: {
+              ok: true,
+              credential: await this.credentialOf(row, connection.name, connection.sandbox, provider),
+            },
           };
         }
         if (!row.refresh_token) {
@@ -275,53 +311,45 @@ export class CredentialManager {
             'EXPIRED',
             'The access token expired and the provider issued no refresh token.',
           );
-          return { ok: false, account: { ...row, status: 'EXPIRED' } };
+          return { done: { ok: false, account: { ...row, status: 'EXPIRED' } } };
         }
-        const refreshToken = keyring.open(row.refresh_token, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
-        const endpoints = this.deps.endpoints(provider, connection.sandbox);
-        try {
-          const tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
-          const expiresAt = tokens.expiresIn ? new Date(this.clock() + tokens.expiresIn * 1000) : null;
-          const version = await storeTokens(
-            tx,
-            row.id,
-            {
-              accessToken: keyring.seal(tokens.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id }),
-              // Providers that do not rotate send no refresh token: keep the one we have.
-              refreshToken: tokens.refreshToken
-                ? keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id })
-                : row.refresh_token,
-              expiresAt,
-              scopes: tokens.scopes ?? row.scopes,
-            },
-            { refreshed: true },
+        if (!(await claimRefreshLease(tx, row.id, this.leaseOwner, REFRESH_LEASE_MS))) return { wait: true };
+        return { claimed: { row, connection, client, provider } };
+      });
+      if ('failed' in step) throw step.failed;
+      if ('done' in step) return this.settle(accountId, step.done);
+      if ('wait' in step) {
+        // Another process is refreshing; its lease ends with its commit or, if it died, on expiry.
+        if (waited > REFRESH_LEASE_MS + 5_000) {
+          throw new Problem(
+            'upstream_unavailable',
+            'Another gateway process has been refreshing this account for too long; retry shortly.',
+            { retryable: true, retryAfterMs: 1000 },
           );
-          await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
-          logger.info(
-            {
-              account_id: row.id,
-              provider: provider.key,
-              rotated: Boolean(tokens.refreshToken),
-              duration_ms: this.clock() - started,
-            },
-            'access token refreshed',
-          );
-          return {
-            ok: true,
-            credential: {
-              ...(await this.credentialOf(row, connection.name, connection.sandbox, provider)),
-              accessToken: tokens.accessToken,
-              expiresAt: expiresAt?.getTime() ?? null,
-              version,
-            },
-          };
-        } catch (error) {
-          if (!(error instanceof TokenEndpointError)) throw error;
-          logger.warn(
-            { account_id: row.id, provider: provider.key, kind: error.kind, reason: error.message },
-            'refresh failed',
-          );
-          if (error.kind === 'invalid_grant') {
+        }
+        const pause = Math.min(500, 50 * 2 ** Math.min(4, Math.floor(waited / 200)));
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        waited += pause;
+        continue;
+      }
+      const { row, connection, client, provider } = step.claimed;
+      const refreshToken = keyring.open(row.refresh_token!, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
+      const endpoints = this.deps.endpoints(provider, connection.sandbox);
+      let tokens: Awaited<ReturnType<typeof refreshAccessToken>>;
+      try {
+        tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
+      } catch (error) {
+        logger.warn(
+          {
+            account_id: row.id,
+            provider: provider.key,
+            kind: (error as TokenEndpointError).kind,
+            reason: (error as Error).message,
+          },
+          'refresh failed',
+        );
+        if (error instanceof TokenEndpointError && error.kind === 'invalid_grant') {
+          await this.deps.db.transaction(async (tx) => {
             await deactivateAccount(
               tx,
               row.id,
@@ -329,13 +357,63 @@ export class CredentialManager {
               `The provider refused the refresh token (${error.message}).`,
             );
             await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
-            return { ok: false, account: { ...row, status: 'EXPIRED' } };
-          }
-          return { failed: refreshProblem(error, connection.name, provider) };
+          });
+          return this.settle(accountId, { ok: false, account: { ...row, status: 'EXPIRED' } });
         }
-      },
-    );
-    if ('failed' in outcome) throw outcome.failed;
+        await releaseRefreshLease(this.deps.db, row.id, this.leaseOwner).catch(() => {});
+        if (!(error instanceof TokenEndpointError)) throw error;
+        throw refreshProblem(error, connection.name, provider);
+      }
+      const expiresAt = tokens.expiresIn ? new Date(this.clock() + tokens.expiresIn * 1000) : null;
+      const version = await this.deps.db.transaction(async (tx) => {
+        const stored = await storeTokens(
+          tx,
+          row.id,
+          {
+            accessToken: keyring.seal(tokens.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id }),
+            // Providers that do not rotate send no refresh token: keep the one we have.
+            refreshToken: tokens.refreshToken
+              ? keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id })
+              : row.refresh_token,
+            expiresAt,
+            scopes: tokens.scopes ?? row.scopes,
+          },
+          { refreshed: true, expectedVersion: row.token_version },
+        );
+        if (stored !== undefined) await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
+        return stored;
+      });
+      if (version === undefined) {
+        // The account changed while the provider answered (disconnected, authorized again): start over.
+        logger.warn(
+          { account_id: row.id, provider: provider.key },
+          'refreshed token discarded: the account changed',
+        );
+        staleAccessToken = undefined;
+        continue;
+      }
+      logger.info(
+        {
+          account_id: row.id,
+          provider: provider.key,
+          rotated: Boolean(tokens.refreshToken),
+          duration_ms: this.clock() - started,
+        },
+        'access token refreshed',
+      );
+      return this.settle(accountId, {
+        ok: true,
+        credential: {
+          ...(await this.credentialOf(row, connection.name, connection.sandbox, provider)),
+          accessToken: tokens.accessToken,
+          expiresAt: expiresAt?.getTime() ?? null,
+          version,
+        },
+      });
+    }
+  }
+
+  private settle(accountId: string, outcome: RefreshOutcome): RefreshOutcome {
     if (outcome.ok) this.remember(outcome.credential);
     else this.forget(accountId);
     return outcome;

@@ -46,7 +46,8 @@ export class TokenEndpointError extends Error {
   }
 }
 
-const TOKEN_TIMEOUT_MS = 15_000;
+// A hanging token endpoint must not stall the account for long (a refresh lease lasts 30 s).
+const TOKEN_TIMEOUT_MS = 10_000;
 const SECRET_FIELDS = new Set([
   'access_token',
   'refresh_token',

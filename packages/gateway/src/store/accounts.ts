@@ -16,6 +16,8 @@ export interface AccountRow {
   refresh_token: string | null;
   token_expires_at: Date | null;
   token_version: number;
+  refresh_lease_owner: string | null;
+  refresh_lease_until: Date | null;
   scopes: string[];
   provider_metadata: Record<string, unknown>;
   last_used_at: Date | null;
@@ -121,6 +123,11 @@ export interface TokenSet {
 }
 
 /** Stores a sealed token set and activates the account; returns the new token_version. */
+/**
+ * Stores a new token set and releases any refresh lease; returns the new token version. With
+ * `expectedVersion`, only if the row is still at that version (compare-and-swap): undefined when
+ * another change came first.
+ */
 export async function storeTokens(
   db: Queryable,
   id: string,
@@ -131,8 +138,8 @@ export async function storeTokens(
     scopes: string[];
     metadata?: Record<string, unknown>;
   },
-  opts: { refreshed: boolean },
-): Promise<number> {
+  opts: { refreshed: boolean; expectedVersion?: number },
+): Promise<number | undefined> {
   const rows = await db.query<{ token_version: number }>(
     `UPDATE connected_accounts SET
        status = 'ACTIVE', status_reason = NULL,
@@ -140,8 +147,9 @@ export async function storeTokens(
        provider_metadata = COALESCE($6::jsonb, provider_metadata),
        token_version = token_version + 1,
        last_refreshed_at = CASE WHEN $7 THEN now() ELSE last_refreshed_at END,
+       refresh_lease_owner = NULL, refresh_lease_until = NULL,
        updated_at = now()
-     WHERE id = $1 RETURNING token_version`,
+     WHERE id = $1 AND ($8::integer IS NULL OR token_version = $8) RETURNING token_version`,
     [
       id,
       sealed.accessToken,
@@ -150,12 +158,40 @@ export async function storeTokens(
       sealed.scopes,
       sealed.metadata ? JSON.stringify(sealed.metadata) : null,
       opts.refreshed,
+      opts.expectedVersion ?? null,
     ],
   );
-  return rows[0]?.token_version ?? 0;
+  return rows[0]?.token_version;
 }
 
-/** Moves the account out of ACTIVE and wipes its credentials. */
+/**
+ * Takes the refresh lease of a (locked) account for `owner` unless another owner holds one that has
+ * not run out; true when taken. Times are the database's, so replicas' clocks do not matter.
+ */
+export async function claimRefreshLease(
+  tx: Queryable,
+  id: string,
+  owner: string,
+  leaseMs: number,
+): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE connected_accounts
+       SET refresh_lease_owner = $2, refresh_lease_until = now() + make_interval(secs => $3::double precision / 1000)
+     WHERE id = $1 AND (refresh_lease_until IS NULL OR refresh_lease_until <= now() OR refresh_lease_owner = $2)
+     RETURNING id`,
+    [id, owner, leaseMs],
+  );
+  return rows.length > 0;
+}
+
+export async function releaseRefreshLease(db: Queryable, id: string, owner: string): Promise<void> {
+  await db.query(
+    `UPDATE connected_accounts SET refresh_lease_owner = NULL, refresh_lease_until = NULL
+     WHERE id = $1 AND refresh_lease_owner = $2`,
+    [id, owner],
+  );
+}
+
 export async function deactivateAccount(
   db: Queryable,
   id: string,

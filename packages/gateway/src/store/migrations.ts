@@ -128,4 +128,14 @@ CREATE TABLE executions (
 ALTER TABLE authorization_requests ADD COLUMN browser_hash text;
 `,
   },
+  {
+    version: 5,
+    name: 'refresh-lease',
+    sql: `
+-- Who is refreshing an account's token, until when: the provider call runs outside any transaction,
+-- and a claimant that dies leaves a lease that simply runs out.
+ALTER TABLE connected_accounts ADD COLUMN refresh_lease_owner text;
+ALTER TABLE connected_accounts ADD COLUMN refresh_lease_until timestamptz;
+`,
+  },
 ];

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/store/db.js';
+import { BACKENDS, type Backend, uniqueSchema } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { emulatorControl } from './helpers/tools.js';
+
+const ADA = 'ada00000-0000-4000-8000-000000000001';
+
+// On PostgreSQL a pool of one connection: a refresh that held it through the provider call would
+// stall every other request. (The embedded store runs one statement at a time anyway.)
+const SINGLE_CONNECTION: Backend[] = BACKENDS.map((backend) =>
+  backend.name === 'postgres'
+    ? { ...backend, open: () => openDatabase({ url: backend.url!, schema: uniqueSchema(), poolSize: 1 }) }
+    : backend,
+);
+
+describe.each(SINGLE_CONNECTION)('refresh on $name', (backend) => {
+  let t: TestGateway;
+  let accountId: string;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    ({ accountId } = await sandboxAccount(t, { provider: 'notion', identifier: 'lease', userId: ADA }));
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const dueForRefresh = async () => {
+    await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
+    await t.gateway.credentials.invalidate(accountId);
+  };
+
+  it('holds no database connection while the provider answers slowly', async () => {
+    await dueForRefresh();
+    emulatorControl(t).addFault({ emulator: 'notion', path: '/v1/oauth/token', latencyMs: 2500 });
+    const refreshing = t.gateway.credentials.forAccount(accountId);
+    await new Promise((r) => setTimeout(r, 300));
+    const began = Date.now();
+    const list = await t.api('/api/v1/connections');
+    const took = Date.now() - began;
+    expect(list.status).toBe(200);
+    expect(took).toBeLessThan(1500);
+    const credential = await refreshing;
+    expect(credential.expiresAt === null || credential.expiresAt > Date.now()).toBe(true);
+    const [row] = await t.db.query<{ refresh_lease_owner: string | null; status: string }>(
+      'SELECT refresh_lease_owner, status FROM connected_accounts WHERE id = $1',
+      [accountId],
+    );
+    expect(row).toEqual({ refresh_lease_owner: null, status: 'ACTIVE' });
+  });
+
+  it('takes over the lease of a claimant that died, once it runs out', async () => {
+    await dueForRefresh();
+    await t.db.query(
+      `UPDATE connected_accounts SET refresh_lease_owner = 'proc_dead', refresh_lease_until = now() + interval '1500 milliseconds'
+       WHERE id = $1`,
+      [accountId],
+    );
+    const began = Date.now();
+    const before = await t.db.query<{ token_version: number }>(
+      'SELECT token_version FROM connected_accounts WHERE id = $1',
+      [accountId],
+    );
+    const credential = await t.gateway.credentials.forAccount(accountId);
+    expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
+    expect(credential.version).toBe(before[0]!.token_version + 1);
+  });
+});
