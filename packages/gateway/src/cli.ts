@@ -14,6 +14,7 @@ import { Problem } from './errors/problem.js';
 import { createGateway, openStore } from './gateway.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
 import { rotateSecrets } from './secrets/rotate.js';
+import { DataDirInUseError } from './store/data-dir-lock.js';
 import type { Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 
@@ -31,8 +32,8 @@ const USAGE = `Usage: portico <command>
   connections get <name>
   connections delete <name>
 
-Configuration comes from the environment (see README). With the embedded database, stop the
-gateway before running commands that open the store.`;
+Configuration comes from the environment (see README). With the embedded database, commands that
+open the store refuse to run while a gateway has it open: stop the gateway first.`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -72,6 +73,9 @@ async function defaultEnvironmentId(db: Database): Promise<string> {
   return environment.id;
 }
 
+/** The port is taken: said in one line, naming the variable to change. */
+class PortInUseError extends Error {}
+
 async function start(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const stop = async (signal: string) => {
@@ -82,7 +86,18 @@ async function start(config: Config): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-  const url = await gateway.listen();
+  let url: string;
+  try {
+    url = await gateway.listen();
+  } catch (error) {
+    await gateway.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new PortInUseError(
+        `Port ${config.port} on ${config.host} is already in use; stop the process that holds it or set PORTICO_PORT to a free port.`,
+      );
+    }
+    throw error;
+  }
   if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
   gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
   if (!youngGenerationSized()) {
@@ -225,7 +240,12 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError || error instanceof MissingMasterKeyError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof MissingMasterKeyError ||
+      error instanceof DataDirInUseError ||
+      error instanceof PortInUseError
+    ) {
       process.stderr.write(`${error.message}\n`);
     } else if (error instanceof Problem) {
       process.stderr.write(`error (${error.code}): ${error.detail}\n`);

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -19,6 +20,7 @@ import { ProxyService } from './proxy/proxy.js';
 import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { findConnectionById } from './store/connections.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { TOOLS } from './tools/catalog.js';
@@ -58,12 +60,33 @@ export function embeddedDataPath(config: Config): string {
   return path.join(config.dataDir, 'db');
 }
 
+/**
+ * The configured store. The embedded one is locked to this process while open (see
+ * ./store/data-dir-lock.ts); a second process gets DataDirInUseError instead of losing writes.
+ */
 export async function openStore(config: Config, schema?: string): Promise<Database> {
-  return openDatabase({
-    url: config.databaseUrl,
-    dataDir: embeddedDataPath(config),
-    ...(schema ? { schema } : {}),
-  });
+  if (config.databaseUrl) {
+    return openDatabase({ url: config.databaseUrl, ...(schema ? { schema } : {}) });
+  }
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const release = await lockDataDir(config.dataDir);
+  try {
+    const db = await openDatabase({ dataDir: embeddedDataPath(config), ...(schema ? { schema } : {}) });
+    return {
+      ...db,
+      kind: db.kind,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          await release();
+        }
+      },
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 /** The composition root: config in, a ready (not yet listening) gateway out. */

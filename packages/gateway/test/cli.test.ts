@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { generateMasterKey } from '../src/secrets/keyring.js';
 import { openDatabase } from '../src/store/db.js';
@@ -80,6 +82,67 @@ describe('portico start', () => {
     expect(await running.exited).toBe(0);
     await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();
     expect(running.stdout()).toContain('"msg":"stopped"');
+  });
+
+  it('refuses store-opening commands while a gateway holds the embedded store, and works again once it stops', async () => {
+    const env = await dataDirEnv();
+    const running = await startCli(env);
+    try {
+      const refused = runCli(['clients', 'create', '--name', 'lost-write'], env);
+      expect(refused.status).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/in use by another Portico process \(pid \d+\)/);
+      expect(refused.stderr).not.toMatch(/client_secret/);
+      expect(runCli(['clients', 'list'], env).status).toBe(1);
+      // A second gateway on the same directory is refused the same way.
+      const second = runCli(['start'], env);
+      expect(second.status).toBe(1);
+      expect(second.stderr).toMatch(/in use by another Portico process/);
+    } finally {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
+    const created = runCli(['clients', 'create', '--name', 'after-stop'], env);
+    expect(created.status, created.stderr).toBe(0);
+    const restarted = await startCli(env);
+    try {
+      const [, id, secret] = CREDENTIALS.exec(created.stdout)!;
+      // What the CLI reported is really there: the restarted gateway accepts it.
+      expect(await gatewayToken(restarted.url, id!, secret!)).toBeTruthy();
+    } finally {
+      restarted.child.kill('SIGTERM');
+      await restarted.exited;
+    }
+  });
+
+  it('exits non-zero with one line naming the port when it is taken', async () => {
+    const blocker = http.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = runCli(['start'], {
+        ...(await dataDirEnv()),
+        PORTICO_PORT: String(port),
+        PORTICO_HOST: '127.0.0.1',
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim()).toBe(
+        `Port ${port} on 127.0.0.1 is already in use; stop the process that holds it or set PORTICO_PORT to a free port.`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('runs as `npx portico` in the repository after npm ci', () => {
+    const root = fileURLToPath(new URL('../../../', import.meta.url));
+    const result = spawnSync('npx', ['--no-install', 'portico', 'keys', 'generate'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(Buffer.from(result.stdout.trim(), 'base64')).toHaveLength(32);
   });
 
   it('refuses to start on PostgreSQL without a master key, saying why', () => {
