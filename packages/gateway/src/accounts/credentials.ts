@@ -18,7 +18,7 @@ import {
   storeTokens,
   touchAccounts,
 } from '../store/accounts.js';
-import type { ConnectionRow } from '../store/connections.js';
+import { type ConnectionRow, findConnectionByName } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 
 /**
@@ -140,6 +140,12 @@ export class CredentialManager {
       ref.identifier,
     );
     if (!account) {
+      if (!(await findConnectionByName(this.deps.db, ref.environmentId, ref.connectionName))) {
+        throw new Problem(
+          'connection_not_found',
+          `No connection is named "${ref.connectionName}"; list them with GET /api/v1/connections.`,
+        );
+      }
       throw new Problem(
         'account_not_found',
         `No connected account for identifier "${ref.identifier}" on connection "${ref.connectionName}"; create one with POST /api/v1/connected-accounts/authorization-link and let the user authorize.`,

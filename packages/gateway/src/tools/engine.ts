@@ -76,11 +76,13 @@ export class ToolEngine {
   private lookup(name: string): CompiledTool {
     const compiled = this.tools.get(name);
     if (!compiled) {
+      const closest = closestName(name, [...this.tools.keys()]);
       const prefix = name.split('_')[0];
       const similar = [...this.tools.keys()].filter((n) => n.startsWith(`${prefix}_`)).slice(0, 20);
       throw new Problem(
         'unknown_tool',
-        `No tool is named "${name}".${similar.length ? ` Tools with the same prefix: ${similar.join(', ')}.` : ''} List all tools with GET /api/v1/tools.`,
+        `No tool is named "${name}".${closest ? ` Did you mean "${closest}"?` : ''}${similar.length ? ` Tools with the same prefix: ${similar.join(', ')}.` : ''} List all tools with GET /api/v1/tools.`,
+        closest ? { extensions: { did_you_mean: closest } } : {},
       );
     }
     return compiled;
@@ -271,4 +273,34 @@ export class ToolEngine {
       `Identifier "${request.identifier}" has no ${tool.provider} account. Create an authorization link with POST /api/v1/connected-accounts/authorization-link for a ${tool.provider} connection and let the user authorize.`,
     );
   }
+}
+
+/** The known name nearest to a mistyped one (edit distance at most a third of its length). */
+function closestName(name: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const candidate of known) {
+    const d = editDistance(name, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

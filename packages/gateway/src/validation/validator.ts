@@ -29,8 +29,24 @@ export const queryAjv = createAjv(true);
 /** Ajv errors as field errors whose messages say what to change. */
 export function toFieldErrors(errors: ErrorObject[] | null | undefined, root = ''): FieldError[] {
   const out: FieldError[] = [];
+  // A union of constants (TypeBox literals) fails as one "must be equal to constant" per branch plus
+  // "must match a schema in anyOf": say once which values are allowed instead.
+  const constants = new Map<string, unknown[]>();
+  for (const error of errors ?? []) {
+    if (error.keyword !== 'const') continue;
+    const list = constants.get(error.instancePath) ?? [];
+    list.push((error.params as { allowedValue: unknown }).allowedValue);
+    constants.set(error.instancePath, list);
+  }
   for (const error of errors ?? []) {
     let path = `${root}${error.instancePath}`;
+    const allowed = constants.get(error.instancePath);
+    if (allowed && (error.keyword === 'const' || error.keyword === 'anyOf')) {
+      const message = `must be one of: ${allowed.map(String).join(', ')}`;
+      if (!out.some((e) => e.path === (path || '/') && e.message === message))
+        out.push({ path: path || '/', message });
+      continue;
+    }
     let message: string;
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {

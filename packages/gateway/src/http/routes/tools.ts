@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { PROVIDER_KEYS } from '../../providers/catalog.js';
+import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
 import { TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
 
@@ -31,7 +31,16 @@ export async function toolRoutes(app: FastifyInstance, opts: { engine: ToolEngin
   app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
     const query = req.query as { provider?: string; format?: ToolFormat };
     const tools = engine.list(query.provider ? { provider: query.provider } : {});
-    return { data: tools.map((t) => engine.describe(t.name, query.format ?? 'json_schema')) };
+    const data = tools.map((t) => engine.describe(t.name, query.format ?? 'json_schema'));
+    const provider = query.provider ? getProvider(query.provider as ProviderKey) : undefined;
+    if (provider && !provider.toolPrefix) {
+      // An empty list alone would look like a mistake; say where this provider is reached instead.
+      return {
+        data,
+        notice: `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see the README's Proxy section).`,
+      };
+    }
+    return { data };
   });
 
   app.get<{ Params: { name: string } }>(

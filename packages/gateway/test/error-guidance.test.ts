@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+// Errors that say what is allowed, so a person or an agent can fix the call from the error alone.
+describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    await sandboxAccount(t, { provider: 'notion', identifier: 'guided' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('an unknown provider lists the providers', async () => {
+    const res = await t.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: 'x', provider: 'notionn', sandbox: true },
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { detail: string; errors: Array<{ path: string; message: string }> };
+    expect(body.errors).toEqual([
+      {
+        path: '/provider',
+        message:
+          'must be one of: notion, google_calendar, google_drive, google_sheets, google_docs, hubspot, sharepoint',
+      },
+    ]);
+    expect(body.detail).not.toMatch(/constant|anyOf/);
+  });
+
+  it('an unknown format lists the formats', async () => {
+    const res = await t.api('/api/v1/tools?format=gemini');
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { errors: Array<{ path: string; message: string }> };
+    expect(body.errors[0]!.message).toBe('must be one of: json_schema, openai, anthropic, mcp');
+  });
+
+  it('a mistyped tool name suggests the closest one', async () => {
+    const res = await t.api('/api/v1/tools/execute', {
+      method: 'POST',
+      json: { tool_name: 'notes_page_gett', identifier: 'guided', tool_input: {} },
+    });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { code: string; detail: string; did_you_mean: string };
+    expect(body.code).toBe('unknown_tool');
+    expect(body.did_you_mean).toBe('notes_page_get');
+    expect(body.detail).toContain('Did you mean "notes_page_get"?');
+    const far = (await (await t.api('/api/v1/tools/completely_different')).json()) as Record<string, unknown>;
+    expect(far.did_you_mean).toBeUndefined();
+  });
+
+  it('a proxy call naming a connection that does not exist is connection_not_found', async () => {
+    const missing = await t.api('/proxy/v1/users/me', {
+      headers: { connection_name: 'no-such-connection', identifier: 'guided' },
+    });
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: 'connection_not_found' });
+    const noAccount = await t.api('/proxy/v1/users/me', {
+      headers: { connection_name: 'sandbox-notion', identifier: 'nobody' },
+    });
+    expect(await noAccount.json()).toMatchObject({ code: 'account_not_found' });
+  });
+
+  it('listing the tools of a proxy-only provider says so', async () => {
+    const res = await t.api('/api/v1/tools?provider=sharepoint');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: unknown[]; notice: string };
+    expect(body.data).toEqual([]);
+    expect(body.notice).toMatch(/proxy-only/);
+    const notion = (await (await t.api('/api/v1/tools?provider=notion')).json()) as Record<string, unknown>;
+    expect(notion.notice).toBeUndefined();
+  });
+});
