@@ -11,6 +11,7 @@ import { ClientStatusCache } from './auth/client-status.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
 import { Problem } from './errors/problem.js';
+import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { AuthorizationService } from './oauth/authorization.js';
@@ -39,6 +40,7 @@ export interface Gateway {
   connections: ConnectionService;
   sandbox: Sandbox;
   engine: ToolEngine;
+  executions: ExecutionService;
   http: UpstreamHttp;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
@@ -55,6 +57,9 @@ export interface GatewayOverrides {
   /** PostgreSQL schema to use (tests). */
   schema?: string;
 }
+
+/** How often abandoned PENDING_AUTH accounts are looked for. */
+const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 export function embeddedDataPath(config: Config): string {
   return path.join(config.dataDir, 'db');
@@ -169,7 +174,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     await credentials.start();
     const http = new UpstreamHttp(config.upstream);
-    const engine = new ToolEngine({ db, logger, credentials, http, tools: TOOLS });
+    const executions = new ExecutionService(db, logger);
+    const engine = new ToolEngine({ db, executions, logger, credentials, http, tools: TOOLS });
     const proxy = new ProxyService({ credentials, http });
     const clients = new ClientStatusCache(db);
     await clients.start();
@@ -178,7 +184,18 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       bodyLimitBytes: config.bodyLimitBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
-      services: { db, tokens, connections, accounts, authorization, engine, proxy, clients },
+      services: {
+        db,
+        tokens,
+        connections,
+        accounts,
+        authorization,
+        engine,
+        executions,
+        proxy,
+        clients,
+        sandbox: () => sandbox,
+      },
       async mount(root) {
         if (!config.sandbox) return;
         sandbox = config.sandboxUrl
@@ -186,6 +203,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           : await mountSandbox(root, config.publicUrl);
       },
     });
+
+    // Accounts whose authorization was abandoned go once nothing can complete it any more.
+    const pruning = setInterval(
+      () => void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed')),
+      PRUNE_INTERVAL_MS,
+    );
+    pruning.unref();
 
     let closing: Promise<void> | undefined;
     return {
@@ -199,6 +223,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       accounts,
       connections,
       engine,
+      executions,
       http,
       get sandbox() {
         return sandbox;
@@ -209,6 +234,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       },
       close() {
         closing ??= (async () => {
+          clearInterval(pruning);
           const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
           force.unref();
           try {
@@ -216,6 +242,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           } finally {
             clearTimeout(force);
             await credentials.close();
+            await executions.close();
             await http.close();
             await db.close();
           }

@@ -11,6 +11,7 @@ import {
   type AccountWithConnection,
   accountsOfConnection,
   deactivateAccount,
+  deleteAbandonedPendingAccounts,
   findAccount,
   listAccounts,
 } from '../store/accounts.js';
@@ -84,6 +85,16 @@ export class AccountService {
     const connection = await this.deps.connections.getById(row.connection_id);
     await this.revokeAndWipe(row, connection, 'Disconnected through the API.');
     return this.get(environmentId, id);
+  }
+
+  /**
+   * Removes accounts whose authorization was abandoned: links issued, never completed, all expired.
+   * Safe on every replica at once (one DELETE).
+   */
+  async pruneAbandoned(): Promise<number> {
+    const pruned = await deleteAbandonedPendingAccounts(this.deps.db);
+    if (pruned) this.deps.logger.info({ accounts: pruned }, 'abandoned pending accounts removed');
+    return pruned;
   }
 
   /** Before a connection is deleted: no usable credential may outlive it. */

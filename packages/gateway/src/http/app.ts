@@ -14,10 +14,12 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import type { ExecutionService } from '../executions/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logger.js';
 import type { AuthorizationService } from '../oauth/authorization.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/proxy.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
@@ -30,6 +32,7 @@ import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { proxyRoutes } from './routes/proxy.js';
+import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
 
@@ -40,7 +43,10 @@ export interface AppServices {
   accounts: AccountService;
   authorization: AuthorizationService;
   engine: ToolEngine;
+  executions: ExecutionService;
   proxy: ProxyService;
+  /** The sandbox, once mounted (see AppOptions.mount). */
+  sandbox: () => Sandbox;
   clients: ClientStatusCache;
 }
 
@@ -255,7 +261,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           accounts: services.accounts,
           authorization: services.authorization,
         });
-        await api.register(toolRoutes, { engine: services.engine });
+        await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
+        await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
       },
       { prefix: '/api/v1' },
     );

@@ -1,5 +1,6 @@
 import { type EmulatorControl, type EmulatorKey, emulatorsPlugin } from '@portico/emulators';
 import type { FastifyInstance } from 'fastify';
+import { Problem } from '../errors/problem.js';
 import type { SandboxLocation } from '../oauth/endpoints.js';
 import { getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
@@ -20,9 +21,21 @@ export interface Sandbox {
    * memory, so after a restart the client must be known again before a refresh can be judged.
    */
   ensureClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
+  /** Rehearsing failures: expires the access tokens the connection's accounts hold; how many. */
+  expireTokens(connection: ConnectionRow): Promise<number>;
+  /** Revokes the connection's grants at the emulator (their next refresh is refused); how many. */
+  revokeGrants(connection: ConnectionRow): Promise<number>;
+  /** Re-seeds every emulator's data and forgets its tokens and grants (clients stay). */
+  reset(): Promise<void>;
   /** The in-process emulators (mounted mode only), for tests and demos. */
   readonly control?: EmulatorControl;
 }
+
+const off = async (): Promise<never> => {
+  throw new Problem('service_unavailable', 'Sandbox mode is off (PORTICO_SANDBOX=false).', {
+    retryable: false,
+  });
+};
 
 export function disabledSandbox(): Sandbox {
   return {
@@ -32,6 +45,9 @@ export function disabledSandbox(): Sandbox {
       throw new Error('sandbox mode is off');
     },
     async ensureClient() {},
+    expireTokens: off,
+    revokeGrants: off,
+    reset: off,
   };
 }
 
@@ -73,6 +89,15 @@ export async function mountSandbox(app: FastifyInstance, publicUrl: string): Pro
       const known = handle.clients(emulatorOf(connection)).some((c) => c.clientId === connection.client_id);
       if (!known) register(connection, clientSecret, redirectUri);
     },
+    async expireTokens(connection) {
+      return handle.expireAccessTokens(emulatorOf(connection), { clientId: connection.client_id });
+    },
+    async revokeGrants(connection) {
+      return handle.revokeGrants(emulatorOf(connection), { clientId: connection.client_id });
+    },
+    async reset() {
+      handle.reset();
+    },
   };
 }
 
@@ -101,7 +126,37 @@ export function remoteSandbox(rootUrl: string): Sandbox {
       const known = all[emulatorOf(connection)]?.some((c) => c.client_id === connection.client_id);
       if (!known) await sandbox.registerClient(connection, clientSecret, redirectUri);
     },
+    async expireTokens(connection) {
+      const res = await control('/tokens/expire', {
+        emulator: emulatorOf(connection),
+        client_id: connection.client_id,
+      });
+      return (res as { expired: number }).expired;
+    },
+    async revokeGrants(connection) {
+      const res = await control('/grants/revoke', {
+        emulator: emulatorOf(connection),
+        client_id: connection.client_id,
+      });
+      return (res as { revoked: number }).revoked;
+    },
+    async reset() {
+      await control('/reset', {});
+    },
   };
+  /** A call to the standalone emulators' control API. */
+  async function control(route: string, body: Record<string, unknown>): Promise<unknown> {
+    const res = await fetch(`${rootUrl}/_emulator${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!res.ok) {
+      throw new Problem('upstream_error', `The sandbox emulators refused ${route}: HTTP ${res.status}.`);
+    }
+    return res.json();
+  }
   return sandbox;
 }
 

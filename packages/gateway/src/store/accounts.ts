@@ -219,3 +219,18 @@ export async function touchAccounts(db: Queryable, lastUsed: Map<string, Date>):
 export async function accountsOfConnection(db: Queryable, connectionId: string): Promise<AccountRow[]> {
   return db.query<AccountRow>('SELECT * FROM connected_accounts WHERE connection_id = $1', [connectionId]);
 }
+
+/**
+ * Deletes accounts that never finished authorization and can no longer: PENDING_AUTH with no link
+ * and no trip to the provider still valid. Returns how many went.
+ */
+export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM connected_accounts a
+     WHERE a.status = 'PENDING_AUTH'
+       AND NOT EXISTS (SELECT 1 FROM authorization_links l WHERE l.account_id = a.id AND l.expires_at > now())
+       AND NOT EXISTS (SELECT 1 FROM authorization_requests r WHERE r.account_id = a.id AND r.expires_at > now())
+     RETURNING a.id`,
+  );
+  return rows.length;
+}

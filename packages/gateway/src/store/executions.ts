@@ -42,3 +42,79 @@ export async function insertExecution(db: Queryable, row: ExecutionRow): Promise
 export async function findExecution(db: Queryable, id: string): Promise<ExecutionRow | undefined> {
   return (await db.query<ExecutionRow>('SELECT * FROM executions WHERE id = $1', [id]))[0];
 }
+
+/** Many rows in one statement (the recorder writes in batches). */
+export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
+  if (!rows.length) return;
+  const column = <K extends keyof ExecutionRow>(key: K) => rows.map((row) => row[key]);
+  await db.query(
+    `INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
+       status, error_code, upstream_calls, duration_ms, started_at, finished_at)
+     SELECT u.id, u.environment_id, u.tool_name, u.tool_version,
+       a.id, -- an account deleted since the call is no longer there to point to
+       u.connection_name, u.identifier, u.status, u.error_code, u.upstream_calls, u.duration_ms,
+       u.started_at, u.finished_at
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+       $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[])
+       AS u(id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
+         status, error_code, upstream_calls, duration_ms, started_at, finished_at)
+     LEFT JOIN connected_accounts a ON a.id = u.account_id
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      column('id'),
+      column('environment_id'),
+      column('tool_name'),
+      column('tool_version'),
+      column('account_id'),
+      column('connection_name'),
+      column('identifier'),
+      column('status'),
+      column('error_code'),
+      column('upstream_calls'),
+      column('duration_ms'),
+      column('started_at'),
+      column('finished_at'),
+    ],
+  );
+}
+
+export interface ExecutionFilter {
+  toolName?: string;
+  identifier?: string;
+  status?: 'success' | 'error';
+  since?: Date;
+  until?: Date;
+  /** Keyset pagination, newest first: rows strictly before this (started_at, id). */
+  before?: { startedAt: Date; id: string };
+  limit: number;
+}
+
+export async function listExecutions(
+  db: Queryable,
+  environmentId: string,
+  filter: ExecutionFilter,
+): Promise<ExecutionRow[]> {
+  return db.query<ExecutionRow>(
+    `SELECT * FROM executions
+     WHERE environment_id = $1
+       AND ($2::text IS NULL OR tool_name = $2)
+       AND ($3::text IS NULL OR identifier = $3)
+       AND ($4::text IS NULL OR status = $4)
+       AND ($5::timestamptz IS NULL OR started_at >= $5)
+       AND ($6::timestamptz IS NULL OR started_at < $6)
+       AND ($7::timestamptz IS NULL OR (started_at, id) < ($7, $8::text))
+     ORDER BY started_at DESC, id DESC
+     LIMIT $9`,
+    [
+      environmentId,
+      filter.toolName ?? null,
+      filter.identifier ?? null,
+      filter.status ?? null,
+      filter.since ?? null,
+      filter.until ?? null,
+      filter.before?.startedAt ?? null,
+      filter.before?.id ?? null,
+      filter.limit,
+    ],
+  );
+}

@@ -2,10 +2,11 @@ import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
+import type { ExecutionService } from '../executions/service.js';
 import { getProvider } from '../providers/catalog.js';
 import { listAccounts } from '../store/accounts.js';
 import type { Database } from '../store/db.js';
-import { type ExecutionRow, findExecution, insertExecution } from '../store/executions.js';
+import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { ProviderClient } from '../upstream/provider-client.js';
@@ -32,6 +33,7 @@ export interface ExecuteResult {
 
 export interface ToolEngineDeps {
   db: Database;
+  executions: ExecutionService;
   logger: Logger;
   credentials: CredentialManager;
   http: UpstreamHttp;
@@ -93,7 +95,7 @@ export class ToolEngine {
     const started = new Date();
     let credential: Credential | undefined;
     let client: ProviderClient | undefined;
-    const record = async (status: 'success' | 'error', errorCode: string | null) => {
+    const record = (status: 'success' | 'error', errorCode: string | null) => {
       const finished = new Date();
       const row: ExecutionRow = {
         id: executionId,
@@ -110,9 +112,7 @@ export class ToolEngine {
         started_at: started,
         finished_at: finished,
       };
-      await insertExecution(this.deps.db, row).catch((error: unknown) =>
-        this.deps.logger.error({ err: error, execution_id: executionId }, 'could not record execution'),
-      );
+      this.deps.executions.record(row);
     };
     try {
       const compiled = this.lookup(request.tool_name);
@@ -170,7 +170,7 @@ export class ToolEngine {
           : {},
       );
       const data = await tool.run(input as never, { client });
-      await record('success', null);
+      record('success', null);
       return { data, execution_id: executionId };
     } catch (error) {
       const problem = error instanceof Problem ? error : undefined;
@@ -179,7 +179,7 @@ export class ToolEngine {
           { err: error, tool: request.tool_name, execution_id: executionId },
           'tool failed',
         );
-      await record('error', problem?.code ?? 'internal_error');
+      record('error', problem?.code ?? 'internal_error');
       if (problem) {
         problem.options.extensions = { ...problem.options.extensions, execution_id: executionId };
         throw problem;
@@ -192,30 +192,6 @@ export class ToolEngine {
         },
       );
     }
-  }
-
-  async execution(environmentId: string, id: string): Promise<Record<string, unknown>> {
-    const row = await findExecution(this.deps.db, id);
-    if (!row || row.environment_id !== environmentId) {
-      throw new Problem(
-        'execution_not_found',
-        `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
-      );
-    }
-    return {
-      id: row.id,
-      tool_name: row.tool_name,
-      tool_version: row.tool_version,
-      connected_account_id: row.account_id,
-      connection_name: row.connection_name,
-      identifier: row.identifier,
-      status: row.status,
-      error_code: row.error_code,
-      upstream_calls: row.upstream_calls,
-      duration_ms: row.duration_ms,
-      started_at: row.started_at.toISOString(),
-      finished_at: row.finished_at.toISOString(),
-    };
   }
 
   private checkVersion(field: string, value: string | undefined, known: string[], tool: string): void {

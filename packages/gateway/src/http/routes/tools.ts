@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { ExecutionQuery, ExecutionService } from '../../executions/service.js';
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
 import { TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
@@ -25,7 +26,23 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export async function toolRoutes(app: FastifyInstance, opts: { engine: ToolEngine }): Promise<void> {
+const ExecutionsQuery = Type.Object(
+  {
+    tool_name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')])),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'an RFC 3339 date-time' })),
+    until: Type.Optional(Type.String({ format: 'date-time', description: 'an RFC 3339 date-time' })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+    page_token: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  { additionalProperties: false },
+);
+
+export async function toolRoutes(
+  app: FastifyInstance,
+  opts: { engine: ToolEngine; executions: ExecutionService },
+): Promise<void> {
   const { engine } = opts;
 
   app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
@@ -58,7 +75,11 @@ export async function toolRoutes(app: FastifyInstance, opts: { engine: ToolEngin
     engine.execute(req.principal.environmentId, req.body as ExecuteRequest),
   );
 
+  app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
+    opts.executions.list(req.principal.environmentId, req.query as ExecutionQuery),
+  );
+
   app.get<{ Params: { id: string } }>('/executions/:id', async (req) =>
-    engine.execution(req.principal.environmentId, req.params.id),
+    opts.executions.get(req.principal.environmentId, req.params.id),
   );
 }

@@ -1,0 +1,141 @@
+import type { Logger } from 'pino';
+import { Problem } from '../errors/problem.js';
+import type { Database } from '../store/db.js';
+import {
+  type ExecutionFilter,
+  type ExecutionRow,
+  findExecution,
+  insertExecutions,
+  listExecutions,
+} from '../store/executions.js';
+
+/** Rows are written this often, or sooner when this many are waiting. */
+const FLUSH_MS = 200;
+const FLUSH_ROWS = 200;
+/** While the database is unreachable, at most this many records wait; older ones are dropped. */
+const MAX_PENDING = 10_000;
+
+export interface ExecutionQuery {
+  tool_name?: string;
+  identifier?: string;
+  status?: 'success' | 'error';
+  since?: string;
+  until?: string;
+  page_size?: number;
+  page_token?: string;
+}
+
+/**
+ * Tool execution records. Recording is off the response path: rows wait in memory and are written
+ * in one statement every 200 ms (a tool call no longer waits for its own INSERT, which was half of
+ * its cost on the embedded store). Reads flush first, so a record is visible as soon as the call
+ * has answered; a graceful stop flushes, and only a crash can lose the last 200 ms of records.
+ */
+export class ExecutionService {
+  private pending: ExecutionRow[] = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
+    this.timer.unref();
+  }
+
+  record(row: ExecutionRow): void {
+    this.pending.push(row);
+    if (this.pending.length >= FLUSH_ROWS) void this.flush();
+  }
+
+  /** Writes every waiting row; concurrent calls queue behind one another. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      if (!this.pending.length) return;
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await insertExecutions(this.db, batch);
+      } catch (error) {
+        // Kept for the next flush: a database blip must not lose the records.
+        this.pending = batch.concat(this.pending);
+        if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING);
+        this.logger.warn({ err: error, executions: batch.length }, 'could not record executions yet');
+      }
+    });
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  async get(environmentId: string, id: string): Promise<Record<string, unknown>> {
+    await this.flush();
+    const row = await findExecution(this.db, id);
+    if (!row || row.environment_id !== environmentId) {
+      throw new Problem(
+        'execution_not_found',
+        `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
+      );
+    }
+    return executionView(row);
+  }
+
+  async list(
+    environmentId: string,
+    query: ExecutionQuery,
+  ): Promise<{ data: Record<string, unknown>[]; next_page_token: string | null }> {
+    await this.flush();
+    const limit = query.page_size ?? 50;
+    const filter: ExecutionFilter = { limit: limit + 1 };
+    if (query.tool_name) filter.toolName = query.tool_name;
+    if (query.identifier) filter.identifier = query.identifier;
+    if (query.status) filter.status = query.status;
+    if (query.since) filter.since = new Date(query.since);
+    if (query.until) filter.until = new Date(query.until);
+    if (query.page_token) filter.before = decodeCursor(query.page_token);
+    const rows = await listExecutions(this.db, environmentId, filter);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: page.map(executionView),
+      next_page_token:
+        rows.length > limit && last
+          ? Buffer.from(`${last.started_at.toISOString()}|${last.id}`).toString('base64url')
+          : null,
+    };
+  }
+}
+
+function decodeCursor(token: string): { startedAt: Date; id: string } {
+  const [at = '', id = ''] = Buffer.from(token, 'base64url').toString('utf8').split('|');
+  const startedAt = new Date(at);
+  if (Number.isNaN(startedAt.getTime()) || !/^exec_[0-9A-Za-z]+$/.test(id)) {
+    throw new Problem(
+      'invalid_input',
+      'page_token is not a token this API returned; omit it to start from the newest executions.',
+      { errors: [{ path: '/page_token', message: 'is not a valid page token' }] },
+    );
+  }
+  return { startedAt, id };
+}
+
+export function executionView(row: ExecutionRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    tool_name: row.tool_name,
+    tool_version: row.tool_version,
+    connected_account_id: row.account_id,
+    connection_name: row.connection_name,
+    identifier: row.identifier,
+    status: row.status,
+    error_code: row.error_code,
+    upstream_calls: row.upstream_calls,
+    duration_ms: row.duration_ms,
+    started_at: row.started_at.toISOString(),
+    finished_at: row.finished_at.toISOString(),
+  };
+}
