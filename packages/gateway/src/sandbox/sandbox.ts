@@ -54,13 +54,23 @@ export function disabledSandbox(): Sandbox {
 /** Emulators inside this gateway; `internalBase` is known once the server listens. */
 export async function mountSandbox(app: FastifyInstance, publicUrl: string): Promise<Sandbox> {
   let control: EmulatorControl | undefined;
-  await app.register(emulatorsPlugin, {
-    prefix: SANDBOX_PREFIX,
-    mountPrefix: SANDBOX_PREFIX,
-    control: false,
-    onControl: (c) => {
-      control = c;
-    },
+  const { host, protocol } = new URL(publicUrl);
+  await app.register(async (scope) => {
+    // The gateway calls its emulators over loopback, but the links they hand out (downloads, upload
+    // sessions, next pages, redirects) go to callers elsewhere: they must name the public URL.
+    scope.addHook('onRequest', (req, _reply, done) => {
+      req.headers['x-forwarded-host'] = host;
+      req.headers['x-forwarded-proto'] = protocol.slice(0, -1);
+      done();
+    });
+    await scope.register(emulatorsPlugin, {
+      prefix: SANDBOX_PREFIX,
+      mountPrefix: SANDBOX_PREFIX,
+      control: false,
+      onControl: (c) => {
+        control = c;
+      },
+    });
   });
   if (!control) throw new Error('sandbox emulators did not start');
   const handle = control;

@@ -47,7 +47,8 @@ export async function startTestGateway(
     PORTICO_MASTER_KEY: generateMasterKey(),
     PORTICO_LOG_LEVEL: 'info',
     PORTICO_DATA_DIR: '/nonexistent-portico-test-dir',
-    ...env,
+    // "{port}" in a value is the port the gateway will listen on.
+    ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{port}', String(port))])),
   });
   const inner = await backend.open();
   let queryCount = 0;
