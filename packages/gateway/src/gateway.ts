@@ -15,7 +15,7 @@ import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { AuthorizationService } from './oauth/authorization.js';
-import { type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
+import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { ProxyService } from './proxy/proxy.js';
 import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
@@ -117,8 +117,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
     // The sandbox is mounted with the app; until then (and when off) sandbox endpoints are unavailable.
     let sandbox: Sandbox = disabledSandbox();
-    const endpoints = (provider: ProviderDefinition, useSandbox: boolean): ProviderEndpoints => {
-      if (!useSandbox) return resolveEndpoints(provider, undefined);
+    const endpoints = (provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints => {
+      if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection.tenant);
       const location = sandbox.location();
       if (!location) {
         throw new Problem(
@@ -127,7 +127,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           { retryable: false },
         );
       }
-      return resolveEndpoints(provider, location);
+      return resolveEndpoints(provider, location, connection.tenant);
     };
     const connections: ConnectionService = new ConnectionService({
       db,

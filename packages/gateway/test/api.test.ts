@@ -139,6 +139,8 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
         scopes: [],
         redirect_uri: `${t.gateway.config.publicUrl}/sso/v1/oauth/${body.id}/callback`,
         sandbox: false,
+        tenant: null,
+        display_name: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       });

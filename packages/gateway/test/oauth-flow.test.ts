@@ -48,7 +48,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       accountId = result.accountId;
       const authorizeUrl = new URL(result.authorizeUrl);
       expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(
-        `${t.url}/sandbox/${emulator}${new URL(PROVIDERS[provider].oauth.authorizeUrl).pathname}`,
+        `${t.url}/sandbox/${emulator}${new URL(PROVIDERS[provider].oauth.authorizeUrl.replace('{tenant}', 'common')).pathname}`,
       );
       for (const [key, value] of Object.entries(PROVIDERS[provider].oauth.extraAuthorizeParams)) {
         expect(authorizeUrl.searchParams.get(key)).toBe(value);
@@ -110,6 +110,44 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
   });
 
   describe('failures', () => {
+    it('signs Microsoft users in at the connection’s tenant, and shows the app’s name when done', async () => {
+      const created = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: {
+          name: 'single-tenant',
+          provider: 'sharepoint',
+          sandbox: true,
+          tenant: 'contoso.onmicrosoft.com',
+          display_name: 'Acme Assistant',
+        },
+      });
+      expect(created.status).toBe(201);
+      expect(await created.json()).toMatchObject({
+        tenant: 'contoso.onmicrosoft.com',
+        display_name: 'Acme Assistant',
+      });
+      const result = await authorize(t, { connection: 'single-tenant', identifier: 'tenant-user' });
+      expect(new URL(result.authorizeUrl).pathname).toBe(
+        '/sandbox/microsoft/contoso.onmicrosoft.com/oauth2/v2.0/authorize',
+      );
+      expect(result.response.status).toBe(200);
+      expect(await result.response.text()).toContain('connected to Acme Assistant');
+      // The token endpoint of the same tenant refreshes it.
+      await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [
+        result.accountId,
+      ]);
+      await t.gateway.credentials.invalidate(result.accountId);
+      expect((await t.gateway.credentials.forAccount(result.accountId)).accessToken).toBeTruthy();
+      for (const [body, path] of [
+        [{ name: 'bad-tenant', provider: 'sharepoint', sandbox: true, tenant: 'not a tenant' }, '/tenant'],
+        [{ name: 'tenantless', provider: 'notion', sandbox: true, tenant: 'common' }, '/tenant'],
+      ] as const) {
+        const res = await t.api('/api/v1/connections', { method: 'POST', json: body });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe(path);
+      }
+    });
+
     it('binds the consent trip to the browser that opened the link', async () => {
       const conn = await createSandboxConnection(t, 'bound', 'notion');
       const { submitConsent } = await import('@portico/emulators');

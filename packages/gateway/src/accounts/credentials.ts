@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
-import type { ProviderEndpoints } from '../oauth/endpoints.js';
+import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
@@ -58,7 +58,7 @@ export interface CredentialsDeps {
   logger: Logger;
   /** The connection row and its plaintext client credentials, read through `db` (the open transaction). */
   connection(connectionId: string, db: Queryable): Promise<{ row: ConnectionRow; client: ClientCredentials }>;
-  endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
+  endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
   notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
   clock?: () => number;
@@ -253,7 +253,8 @@ export class CredentialManager {
       connectionName,
       identifier: account.identifier,
       provider,
-      endpoints: this.deps.endpoints(provider, sandbox),
+      // The API base is all a credential's users need; token calls take the connection's own place.
+      endpoints: this.deps.endpoints(provider, { sandbox }),
       accessToken: this.deps.keyring.open(account.access_token!, {
         ...ACCOUNT_ACCESS_TOKEN,
         rowId: account.id,
@@ -340,7 +341,7 @@ export class CredentialManager {
       }
       const { row, connection, client, provider } = step.claimed;
       const refreshToken = keyring.open(row.refresh_token!, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
-      const endpoints = this.deps.endpoints(provider, connection.sandbox);
+      const endpoints = this.deps.endpoints(provider, connection);
       let tokens: Awaited<ReturnType<typeof refreshAccessToken>>;
       try {
         tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);

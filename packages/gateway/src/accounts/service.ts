@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { type ClientCredentials, revokeGrant } from '../oauth/client.js';
-import type { ProviderEndpoints } from '../oauth/endpoints.js';
+import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
@@ -26,7 +26,7 @@ export interface AccountsDeps {
   logger: Logger;
   connections: ConnectionService;
   credentials: CredentialManager;
-  endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
+  endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
 }
 
 /** Connected accounts: listing, reading and disconnecting (revoking at the provider). */
@@ -113,7 +113,7 @@ export class AccountService {
       };
       const open = (value: string | null, column: typeof ACCOUNT_ACCESS_TOKEN) =>
         value ? this.deps.keyring.open(value, { ...column, rowId: account.id }) : null;
-      const revoked = await revokeGrant(provider, this.deps.endpoints(provider, connection.sandbox), client, {
+      const revoked = await revokeGrant(provider, this.deps.endpoints(provider, connection), client, {
         accessToken: open(account.access_token, ACCOUNT_ACCESS_TOKEN),
         refreshToken: open(account.refresh_token, ACCOUNT_REFRESH_TOKEN),
       });

@@ -15,6 +15,13 @@ const scopes = Type.Array(
 );
 const clientId = Type.String({ minLength: 1, maxLength: 512 });
 const clientSecret = Type.String({ minLength: 1, maxLength: 4096 });
+const tenant = Type.String({
+  pattern: '^(common|organizations|consumers|[0-9a-fA-F-]{36}|[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+)$',
+  maxLength: 253,
+  description:
+    'common, organizations, consumers, a tenant id (GUID) or a verified domain (contoso.onmicrosoft.com)',
+});
+const displayName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f<>]+$' });
 
 export const CreateConnectionBody = Type.Object(
   {
@@ -24,6 +31,8 @@ export const CreateConnectionBody = Type.Object(
     client_secret: Type.Optional(clientSecret),
     scopes: Type.Optional(scopes),
     sandbox: Type.Optional(Type.Boolean()),
+    tenant: Type.Optional(tenant),
+    display_name: Type.Optional(displayName),
   },
   { additionalProperties: false },
 );
@@ -34,6 +43,8 @@ export const UpdateConnectionBody = Type.Object(
     client_id: Type.Optional(clientId),
     client_secret: Type.Optional(clientSecret),
     scopes: Type.Optional(scopes),
+    tenant: Type.Optional(tenant),
+    display_name: Type.Optional(displayName),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -47,6 +58,8 @@ export const ConnectionView = Type.Object({
   scopes: Type.Array(Type.String()),
   redirect_uri: Type.String(),
   sandbox: Type.Boolean(),
+  tenant: Type.Union([Type.String(), Type.Null()]),
+  display_name: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

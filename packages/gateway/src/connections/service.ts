@@ -50,6 +50,8 @@ export class ConnectionService {
       scopes: row.scopes,
       redirect_uri: this.redirectUri(row.id),
       sandbox: row.sandbox,
+      tenant: row.tenant,
+      display_name: row.display_name,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };
@@ -83,6 +85,7 @@ export class ConnectionService {
         { errors: missing.map((m) => ({ path: `/${m}`, message: 'is required unless sandbox is true' })) },
       );
     }
+    checkTenant(body.provider, body.tenant);
     const id = newId('conn');
     const row = await insertConnection(this.deps.db, {
       id,
@@ -93,6 +96,8 @@ export class ConnectionService {
       client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
       scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
       sandbox,
+      tenant: body.tenant ?? null,
+      display_name: body.display_name ?? null,
     });
     if (!row) {
       throw new Problem(
@@ -140,12 +145,15 @@ export class ConnectionService {
 
   async update(environmentId: string, name: string, body: UpdateConnectionBody): Promise<ConnectionRow> {
     const row = await this.get(environmentId, name);
+    checkTenant(row.provider, body.tenant);
     const updated = await updateConnection(this.deps.db, row.id, {
       ...(body.client_id ? { client_id: body.client_id } : {}),
       ...(body.client_secret
         ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
         : {}),
       ...(body.scopes ? { scopes: body.scopes } : {}),
+      ...(body.tenant ? { tenant: body.tenant } : {}),
+      ...(body.display_name ? { display_name: body.display_name } : {}),
     });
     if (!updated) return this.get(environmentId, name);
     return updated;
@@ -161,6 +169,16 @@ export class ConnectionService {
   clientSecret(row: ConnectionRow): string {
     return this.deps.keyring.open(row.client_secret, { ...SECRET_COLUMN, rowId: row.id });
   }
+}
+
+/** A tenant means something only to providers whose sign-in URLs carry one (Microsoft). */
+function checkTenant(provider: ConnectionRow['provider'], tenant: string | undefined): void {
+  if (tenant === undefined || getProvider(provider).oauth.tenant) return;
+  throw new Problem(
+    'invalid_input',
+    `tenant applies only to Microsoft connections (sharepoint); ${getProvider(provider).displayName} has none. Remove it.`,
+    { errors: [{ path: '/tenant', message: `not supported for ${provider}` }] },
+  );
 }
 
 function decodePageToken(token: string): string {

@@ -30,7 +30,7 @@ import {
   requestedScopes,
   TokenEndpointError,
 } from './client.js';
-import type { ProviderEndpoints } from './endpoints.js';
+import type { ConnectionPlace, ProviderEndpoints } from './endpoints.js';
 import { FlowError } from './pages.js';
 
 export interface AuthorizationLink {
@@ -72,7 +72,7 @@ export interface AuthorizationDeps {
    * (`https://app.example.com/oauth/`). Empty: any http(s) URL.
    */
   redirectUrlAllowlist: string[];
-  endpoints(provider: ProviderDefinition, sandbox: boolean): ProviderEndpoints;
+  endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
   /** Makes sure a sandbox connection's OAuth client is registered at its emulator. */
   prepareSandbox(connection: ConnectionRow, clientSecret: string): Promise<void>;
 }
@@ -221,7 +221,7 @@ export class AuthorizationService {
       expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
     });
     const redirectUri = this.deps.connections.redirectUri(connection.id);
-    const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection.sandbox), {
+    const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection), {
       clientId: connection.client_id,
       redirectUri,
       scopes: requestedScopes(provider, connection.scopes),
@@ -338,7 +338,7 @@ export class AuthorizationService {
     const verifier = request.code_verifier
       ? this.deps.keyring.open(request.code_verifier, { ...REQUEST_CODE_VERIFIER, rowId: request.id })
       : undefined;
-    const endpoints = this.deps.endpoints(provider, connection.sandbox);
+    const endpoints = this.deps.endpoints(provider, connection);
     let tokens: Awaited<ReturnType<typeof exchangeAuthorizationCode>>;
     try {
       tokens = await exchangeAuthorizationCode(
@@ -394,7 +394,7 @@ export class AuthorizationService {
     return finish({
       status: 'success',
       title: 'Connected',
-      message: `Your ${provider.displayName} account is connected. You can close this window and return to the application.`,
+      message: `Your ${provider.displayName} account is connected${connection.display_name ? ` to ${connection.display_name}` : ''}. You can close this window and return to ${connection.display_name ?? 'the application'}.`,
     });
   }
 }

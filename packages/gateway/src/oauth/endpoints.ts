@@ -10,6 +10,12 @@ export interface ProviderEndpoints {
   apiBaseUrl: string;
 }
 
+/** What of a connection decides where its provider is: the sandbox, and Microsoft's tenant. */
+export interface ConnectionPlace {
+  sandbox: boolean;
+  tenant?: string | null;
+}
+
 export interface SandboxLocation {
   /** Emulator root as browsers reach it, e.g. https://portico.example.com/sandbox. */
   publicBase: string;
@@ -28,8 +34,17 @@ export function sandboxUrl(realUrl: string, root: string, emulator: string): str
 export function resolveEndpoints(
   provider: ProviderDefinition,
   sandbox: SandboxLocation | undefined,
+  tenant?: string | null,
 ): ProviderEndpoints {
-  const { oauth, api } = provider;
+  const { api } = provider;
+  const directory = tenant ?? provider.oauth.tenant?.default;
+  const oauth = directory
+    ? {
+        ...provider.oauth,
+        authorizeUrl: provider.oauth.authorizeUrl.replace('{tenant}', encodeURIComponent(directory)),
+        tokenUrl: provider.oauth.tokenUrl.replace('{tenant}', encodeURIComponent(directory)),
+      }
+    : provider.oauth;
   if (!sandbox) {
     return {
       authorizeUrl: oauth.authorizeUrl,

@@ -6,7 +6,15 @@ export const googleDrive: ProviderDefinition = {
   displayName: 'Google Drive',
   kind: 'File storage',
   toolPrefix: 'drive',
-  oauth: { ...googleOAuth, defaultScopes: ['https://www.googleapis.com/auth/drive'] },
+  // The drive_ tools only read; drive.file adds creating (and changing) the files this app writes,
+  // e.g. uploads through the proxy. Full `drive` is for connections that must change any file.
+  oauth: {
+    ...googleOAuth,
+    defaultScopes: [
+      'https://www.googleapis.com/auth/drive.readonly',
+      'https://www.googleapis.com/auth/drive.file',
+    ],
+  },
   // Uploads live on the same host under /upload/drive/v3/files.
   api: {
     baseUrl: 'https://www.googleapis.com',

@@ -5,8 +5,10 @@ export const sharepoint: ProviderDefinition = {
   displayName: 'SharePoint (Microsoft Graph)',
   kind: 'Site library',
   oauth: {
-    authorizeUrl: 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
-    tokenUrl: 'https://login.microsoftonline.com/common/oauth2/v2.0/token',
+    authorizeUrl: 'https://login.microsoftonline.com/{tenant}/oauth2/v2.0/authorize',
+    tokenUrl: 'https://login.microsoftonline.com/{tenant}/oauth2/v2.0/token',
+    // Multi-tenant apps sign in at /common; single-tenant apps must name their tenant.
+    tenant: { default: 'common' },
     tokenRequest: 'form_post',
     pkce: true,
     scopeSeparator: ' ',

@@ -31,6 +31,11 @@ export interface ProviderDefinition {
     /** Refresh this long before the access token's expiry. */
     refreshMarginSeconds: number;
     /**
+     * Where the sign-in URLs name a directory (`{tenant}` in authorizeUrl and tokenUrl) and which one
+     * a connection uses unless it says otherwise.
+     */
+    tenant?: { default: string };
+    /**
      * The provider's own token-endpoint error codes beyond RFC 6749's, by cause: `invalid_grant`
      * (the user must authorize again) or `invalid_client` (the connection's configuration).
      */

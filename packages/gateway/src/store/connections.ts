@@ -11,6 +11,10 @@ export interface ConnectionRow {
   client_secret: string;
   scopes: string[];
   sandbox: boolean;
+  /** Microsoft only: the tenant in the identity platform's URLs (null: the provider's default). */
+  tenant: string | null;
+  /** The application's name as end users should read it on Portico's pages. */
+  display_name: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -20,8 +24,9 @@ export async function insertConnection(
   row: Omit<ConnectionRow, 'created_at' | 'updated_at'>,
 ): Promise<ConnectionRow | undefined> {
   const rows = await db.query<ConnectionRow>(
-    `INSERT INTO connections (id, environment_id, name, provider, client_id, client_secret, scopes, sandbox)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO connections (id, environment_id, name, provider, client_id, client_secret, scopes, sandbox,
+       tenant, display_name)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (environment_id, name) DO NOTHING
      RETURNING *`,
     [
@@ -33,6 +38,8 @@ export async function insertConnection(
       row.client_secret,
       row.scopes,
       row.sandbox,
+      row.tenant,
+      row.display_name,
     ],
   );
   return rows[0];
@@ -71,16 +78,25 @@ export async function listConnections(
 export async function updateConnection(
   db: Queryable,
   id: string,
-  changes: Partial<Pick<ConnectionRow, 'client_id' | 'client_secret' | 'scopes'>>,
+  changes: Partial<Pick<ConnectionRow, 'client_id' | 'client_secret' | 'scopes' | 'tenant' | 'display_name'>>,
 ): Promise<ConnectionRow | undefined> {
   const rows = await db.query<ConnectionRow>(
     `UPDATE connections SET
        client_id = COALESCE($2, client_id),
        client_secret = COALESCE($3, client_secret),
        scopes = COALESCE($4, scopes),
+       tenant = COALESCE($5, tenant),
+       display_name = COALESCE($6, display_name),
        updated_at = now()
      WHERE id = $1 RETURNING *`,
-    [id, changes.client_id ?? null, changes.client_secret ?? null, changes.scopes ?? null],
+    [
+      id,
+      changes.client_id ?? null,
+      changes.client_secret ?? null,
+      changes.scopes ?? null,
+      changes.tenant ?? null,
+      changes.display_name ?? null,
+    ],
   );
   return rows[0];
 }

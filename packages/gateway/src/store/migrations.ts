@@ -138,4 +138,13 @@ ALTER TABLE connected_accounts ADD COLUMN refresh_lease_owner text;
 ALTER TABLE connected_accounts ADD COLUMN refresh_lease_until timestamptz;
 `,
   },
+  {
+    version: 6,
+    name: 'connection-settings',
+    sql: `
+-- Microsoft's directory (tenant) the connection signs users in with; the app's name on Portico's pages.
+ALTER TABLE connections ADD COLUMN tenant text;
+ALTER TABLE connections ADD COLUMN display_name text;
+`,
+  },
 ];
