@@ -27,6 +27,7 @@ import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
 import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
+import { registerApiDescription } from './openapi.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
@@ -245,6 +246,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerProblemHandlers(app);
   await app.register(formbody);
+  await registerApiDescription(app);
 
   // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
   await app.register(async (own) => {

@@ -1,0 +1,53 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { SANDBOX_PREFIX } from '../sandbox/sandbox.js';
+
+const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
+
+/** Every route the app registered (method and URL), to check the description covers them. */
+export function registeredRoutes(app: FastifyInstance): Array<{ method: string; url: string }> {
+  return registered.get(app) ?? [];
+}
+
+/**
+ * The OpenAPI 3.1 description of the API, generated from the routes' own schemas as they are
+ * registered (so it cannot drift from what the routes accept): `GET /openapi.json`, rendered at
+ * `/docs` by Swagger UI from assets in node_modules (no network fetches). The sandbox emulators
+ * mounted under /sandbox play other companies' APIs and are left out.
+ */
+export async function registerApiDescription(app: FastifyInstance): Promise<void> {
+  const routes: Array<{ method: string; url: string }> = [];
+  registered.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Portico',
+        version: '0.1.0',
+        description:
+          'Self-hosted agent connector gateway: connections, authorization links, connected accounts, tools and a credential-injecting proxy. Errors are application/problem+json.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A gateway access token from POST /oauth/token.',
+          },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: ({ schema, url, route }) => ({
+      schema: url.startsWith(SANDBOX_PREFIX) || url.startsWith('/docs') ? { ...schema, hide: true } : schema,
+      url,
+      ...(route ? { route } : {}),
+    }),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
