@@ -58,6 +58,9 @@ export interface GatewayOverrides {
   schema?: string;
 }
 
+/** How often accounts whose refresh tokens go unused are looked for. */
+const KEEP_ALIVE_INTERVAL_MS = 60 * 60_000;
+
 /** How often abandoned PENDING_AUTH accounts are looked for. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
@@ -210,6 +213,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       PRUNE_INTERVAL_MS,
     );
     pruning.unref();
+    const keepAlive = setInterval(
+      () =>
+        void credentials
+          .refreshIdleAccounts()
+          .catch((err: unknown) => logger.warn({ err }, 'keep-alive failed')),
+      KEEP_ALIVE_INTERVAL_MS,
+    );
+    keepAlive.unref();
 
     let closing: Promise<void> | undefined;
     return {
@@ -235,6 +246,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       close() {
         closing ??= (async () => {
           clearInterval(pruning);
+          clearInterval(keepAlive);
           const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
           force.unref();
           try {

@@ -69,3 +69,44 @@ describe.each(SINGLE_CONNECTION)('refresh on $name', (backend) => {
     expect(credential.version).toBe(before[0]!.token_version + 1);
   });
 });
+
+describe.each(BACKENDS)('refresh tokens kept alive on $name', (backend) => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('refreshes accounts whose provider would expire an unused refresh token, and no others', async () => {
+    const accounts: Record<string, string> = {};
+    for (const provider of ['google_drive', 'sharepoint', 'notion', 'hubspot']) {
+      accounts[provider] = (await sandboxAccount(t, { provider, identifier: 'idle' })).accountId;
+    }
+    const state = async (id: string) =>
+      (
+        await t.db.query<{ token_version: number; last_refreshed_at: Date | null }>(
+          'SELECT token_version, last_refreshed_at FROM connected_accounts WHERE id = $1',
+          [id],
+        )
+      )[0]!;
+    // Google and Microsoft accounts idle just short of the keep-alive threshold stay as they are.
+    await t.db.query(`UPDATE connected_accounts SET last_refreshed_at = now() - interval '60 days'`);
+    expect(await t.gateway.credentials.refreshIdleAccounts()).toBe(0);
+    // Idle long enough (Microsoft: 90 days less a fortnight; Google: 180 less a fortnight).
+    await t.db.query(`UPDATE connected_accounts SET last_refreshed_at = now() - interval '170 days'`);
+    const before = Object.fromEntries(
+      await Promise.all(Object.entries(accounts).map(async ([p, id]) => [p, await state(id)] as const)),
+    );
+    expect(await t.gateway.credentials.refreshIdleAccounts()).toBe(2);
+    for (const [provider, id] of Object.entries(accounts)) {
+      const after = await state(id);
+      const kept = provider === 'google_drive' || provider === 'sharepoint';
+      expect(after.token_version, provider).toBe(before[provider]!.token_version + (kept ? 1 : 0));
+      if (kept) expect(after.last_refreshed_at!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    }
+  });
+});

@@ -3,12 +3,13 @@ import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
-import { getProvider, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
+import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
 import {
   type AccountRow,
   type AccountWithConnection,
+  accountsWithIdleRefreshTokens,
   claimRefreshLease,
   deactivateAccount,
   findAccount,
@@ -172,6 +173,39 @@ export class CredentialManager {
     const outcome = await this.refresh(stale.accountId, stale.accessToken);
     if (!outcome.ok) throw await this.deps.notActive(outcome.account);
     return outcome.credential;
+  }
+
+  /**
+   * Refreshes accounts whose refresh token the provider would soon expire for lack of use (Google,
+   * Microsoft), so users who are idle for months are not lost; a few at a time. Returns how many
+   * were refreshed. A refused grant expires the account as any refresh would.
+   */
+  async refreshIdleAccounts(opts: { limit?: number; concurrency?: number } = {}): Promise<number> {
+    // Refreshed a fortnight before the provider's limit, so a day of downtime changes nothing.
+    const byProvider = Object.values(PROVIDERS)
+      .filter((p) => p.oauth.refreshTokenIdleDays !== undefined)
+      .map((p) => ({ provider: p.key, idleDays: p.oauth.refreshTokenIdleDays! - 14 }));
+    const ids = await accountsWithIdleRefreshTokens(this.deps.db, byProvider, opts.limit ?? 100);
+    let refreshed = 0;
+    const queue = [...ids];
+    const worker = async () => {
+      for (let id = queue.shift(); id; id = queue.shift()) {
+        try {
+          const row = await findAccount(this.deps.db, id);
+          if (!row?.access_token) continue;
+          const current = this.deps.keyring.open(row.access_token, {
+            ...ACCOUNT_ACCESS_TOKEN,
+            rowId: row.id,
+          });
+          if ((await this.refresh(id, current)).ok) refreshed++;
+        } catch (error) {
+          this.deps.logger.warn({ err: error, account_id: id }, 'keep-alive refresh failed');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: opts.concurrency ?? 4 }, worker));
+    if (ids.length) this.deps.logger.info({ accounts: ids.length, refreshed }, 'idle refresh tokens renewed');
+    return refreshed;
   }
 
   /** Drops the cached credential of an account in this process and, via NOTIFY, in all others. */

@@ -15,6 +15,8 @@ export const googleOAuth: ProviderDefinition['oauth'] = {
   extraAuthorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
   refreshRotates: false,
   refreshMarginSeconds: 300,
+  // Google expires refresh tokens unused for six months.
+  refreshTokenIdleDays: 180,
 };
 
 const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);

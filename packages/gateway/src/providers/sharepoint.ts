@@ -18,6 +18,8 @@ export const sharepoint: ProviderDefinition = {
     extraAuthorizeParams: { response_mode: 'query' },
     refreshRotates: true,
     refreshMarginSeconds: 300,
+    // The identity platform expires refresh tokens inactive for 90 days.
+    refreshTokenIdleDays: 90,
   },
   api: {
     baseUrl: 'https://graph.microsoft.com',

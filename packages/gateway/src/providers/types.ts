@@ -31,6 +31,11 @@ export interface ProviderDefinition {
     /** Refresh this long before the access token's expiry. */
     refreshMarginSeconds: number;
     /**
+     * Days after which the provider expires a refresh token that was not used (Google: six months,
+     * Microsoft: 90 days); accounts idle that long are refreshed in the background to keep them.
+     */
+    refreshTokenIdleDays?: number;
+    /**
      * Where the sign-in URLs name a directory (`{tenant}` in authorizeUrl and tokenUrl) and which one
      * a connection uses unless it says otherwise.
      */

@@ -234,3 +234,26 @@ export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<num
   );
   return rows.length;
 }
+
+/**
+ * Active accounts whose refresh token has gone unused for `idleDays` of their provider (from
+ * `byProvider`), oldest first: those at risk of the provider expiring it.
+ */
+export async function accountsWithIdleRefreshTokens(
+  db: Queryable,
+  byProvider: Array<{ provider: string; idleDays: number }>,
+  limit: number,
+): Promise<string[]> {
+  if (!byProvider.length) return [];
+  const rows = await db.query<{ id: string }>(
+    `SELECT a.id FROM connected_accounts a
+     JOIN connections c ON c.id = a.connection_id
+     JOIN unnest($1::text[], $2::integer[]) AS p(provider, idle_days) ON p.provider = c.provider
+     WHERE a.status = 'ACTIVE' AND a.refresh_token IS NOT NULL
+       AND COALESCE(a.last_refreshed_at, a.updated_at) < now() - make_interval(days => p.idle_days)
+     ORDER BY COALESCE(a.last_refreshed_at, a.updated_at)
+     LIMIT $3`,
+    [byProvider.map((p) => p.provider), byProvider.map((p) => p.idleDays), limit],
+  );
+  return rows.map((r) => r.id);
+}
