@@ -7,6 +7,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { submitConsent } from '@portico/emulators';
 import pg from 'pg';
 
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -86,6 +87,25 @@ export async function gatewayToken(url, creds) {
     }),
   });
   return (await res.json()).access_token;
+}
+
+/** Creates a sandbox connection on a running gateway and authorizes one end user on it. */
+export async function authorizeSandbox(gw, token, provider, connection, identifier) {
+  const api = (p, body) =>
+    fetch(`${gw.url}${p}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+  await api('/api/v1/connections', { name: connection, provider, sandbox: true });
+  const { link } = await api('/api/v1/connected-accounts/authorization-link', {
+    connection_name: connection,
+    identifier,
+  });
+  const start = await fetch(link, { redirect: 'manual' });
+  const callback = await submitConsent(start.headers.get('location'), { decision: 'allow' });
+  const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
+  if (done.status !== 200) throw new Error(`authorization failed: ${done.status}`);
 }
 
 /** The cookie /connect/{token} set, sent back at the callback as the browser that opened the link would. */

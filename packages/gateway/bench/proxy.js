@@ -17,9 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { submitConsent } from '@portico/emulators';
 import {
-  browserCookie,
+  authorizeSandbox,
   cpuSecondsOf,
   EMULATORS_BIN,
   freePort,
@@ -58,24 +57,6 @@ const emulators = await startProcess(
   `${emulatorUrl}/_emulator`,
 );
 
-async function authorize(gw, token, provider, connection, identifier) {
-  const api = (p, body) =>
-    fetch(`${gw.url}${p}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then((r) => r.json());
-  await api('/api/v1/connections', { name: connection, provider, sandbox: true });
-  const { link } = await api('/api/v1/connected-accounts/authorization-link', {
-    connection_name: connection,
-    identifier,
-  });
-  const start = await fetch(link, { redirect: 'manual' });
-  const callback = await submitConsent(start.headers.get('location'), { decision: 'allow' });
-  const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
-  if (done.status !== 200) throw new Error(`authorization failed: ${done.status}`);
-}
-
 /** An access token minted at the emulator, for the direct (gateway-less) baseline. */
 async function directToken(emulator = 'notion', scopes = undefined) {
   const { emulators: list } = await (await fetch(`${emulatorUrl}/_emulator`)).json();
@@ -111,7 +92,7 @@ async function bench(label, env) {
   });
   try {
     const token = await gatewayToken(gw.url, gw.creds);
-    await authorize(gw, token, 'notion', 'notion', 'bench-user');
+    await authorizeSandbox(gw, token, 'notion', 'notion', 'bench-user');
     const direct = {
       url: `${emulatorUrl}/notion/v1/users/me`,
       headers: { authorization: `Bearer ${await directToken()}`, 'notion-version': '2022-06-28' },
@@ -160,7 +141,7 @@ async function bench(label, env) {
 }
 
 async function streaming(gw, token) {
-  await authorize(gw, token, 'google_drive', 'drive', 'bench-user');
+  await authorizeSandbox(gw, token, 'google_drive', 'drive', 'bench-user');
   const pid = gw.child.pid;
   const before = await rssOf(pid);
   let peak = before;

@@ -178,7 +178,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await credentials.start();
     const http = new UpstreamHttp(config.upstream);
     const executions = new ExecutionService(db, logger);
-    const engine = new ToolEngine({ db, executions, logger, credentials, http, tools: TOOLS });
+    const engine = new ToolEngine({ executions, logger, credentials, http, tools: TOOLS });
     const proxy = new ProxyService({ credentials, http });
     const clients = new ClientStatusCache(db);
     await clients.start();

@@ -14,6 +14,7 @@ import {
   deactivateAccount,
   findAccount,
   findAccountByIdentifier,
+  listAccounts,
   lockAccount,
   releaseRefreshLease,
   storeTokens,
@@ -97,6 +98,8 @@ const REFRESH_LEASE_MS = 30_000;
 export class CredentialManager {
   private readonly byAccount = new Map<string, { credential: Credential; until: number }>();
   private readonly byRef = new Map<string, string>();
+  /** Identifier + provider → its one active account, for tools called without connection_name. */
+  private readonly byIdentity = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
   /** Names this process in refresh leases. */
   private readonly leaseOwner = `proc_${randomBytes(8).toString('hex')}`;
@@ -112,11 +115,16 @@ export class CredentialManager {
   }
 
   async start(): Promise<void> {
-    await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => this.forget(accountId));
+    await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => {
+      this.forget(accountId);
+      // Which account an identifier resolves to may have changed (one connected, one removed).
+      this.byIdentity.clear();
+    });
     // A deletion or re-authorization notified while the listener was down never arrived.
     this.deps.db.onNotificationsMissed(() => {
       this.byAccount.clear();
       this.byRef.clear();
+      this.byIdentity.clear();
     });
   }
 
@@ -153,6 +161,36 @@ export class CredentialManager {
       );
     }
     return this.load(account);
+  }
+
+  /**
+   * A valid access token for the identifier's single active account of `provider` (tools called
+   * without connection_name). The resolution is remembered until any account changes.
+   */
+  async forIdentity(environmentId: string, identifier: string, provider: ProviderKey): Promise<Credential> {
+    const key = `${environmentId}\u0000${identifier}\u0000${provider}`;
+    const known = this.byIdentity.get(key);
+    if (known) return this.fresh(known) ?? this.forAccount(known);
+    const accounts = await listAccounts(this.deps.db, environmentId, { identifier, provider, limit: 20 });
+    const active = accounts.filter((a) => a.status === 'ACTIVE');
+    if (active.length === 1) {
+      const credential = await this.forAccount(active[0]!.id);
+      this.byIdentity.set(key, credential.accountId);
+      return credential;
+    }
+    if (active.length > 1) {
+      throw new Problem(
+        'ambiguous_account',
+        `Identifier "${identifier}" has ${active.length} active ${provider} accounts (connections: ${active.map((a) => a.connection_name).join(', ')}); pass connection_name to choose one.`,
+        { extensions: { connection_names: active.map((a) => a.connection_name) } },
+      );
+    }
+    // Not active: let the lifecycle explain it and hand out a fresh authorization link.
+    if (accounts.length) return this.forAccount(accounts[0]!.id);
+    throw new Problem(
+      'account_not_found',
+      `Identifier "${identifier}" has no ${provider} account. Create an authorization link with POST /api/v1/connected-accounts/authorization-link for a ${provider} connection and let the user authorize.`,
+    );
   }
 
   /** A valid access token for the account id. */

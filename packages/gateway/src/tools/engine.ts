@@ -4,8 +4,6 @@ import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
 import { getProvider } from '../providers/catalog.js';
-import { listAccounts } from '../store/accounts.js';
-import type { Database } from '../store/db.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
@@ -32,7 +30,6 @@ export interface ExecuteResult {
 }
 
 export interface ToolEngineDeps {
-  db: Database;
   executions: ExecutionService;
   logger: Logger;
   credentials: CredentialManager;
@@ -226,28 +223,7 @@ export class ToolEngine {
       }
       return credential;
     }
-    const accounts = await listAccounts(this.deps.db, environmentId, {
-      identifier: request.identifier,
-      provider: tool.provider,
-      limit: 20,
-    });
-    const active = accounts.filter((a) => a.status === 'ACTIVE');
-    if (active.length === 1) return this.deps.credentials.forAccount(active[0]!.id);
-    if (active.length > 1) {
-      throw new Problem(
-        'ambiguous_account',
-        `Identifier "${request.identifier}" has ${active.length} active ${tool.provider} accounts (connections: ${active.map((a) => a.connection_name).join(', ')}); pass connection_name to choose one.`,
-        { extensions: { connection_names: active.map((a) => a.connection_name) } },
-      );
-    }
-    if (accounts.length) {
-      // Not active: let the lifecycle explain it and hand out a fresh authorization link.
-      return this.deps.credentials.forAccount(accounts[0]!.id);
-    }
-    throw new Problem(
-      'account_not_found',
-      `Identifier "${request.identifier}" has no ${tool.provider} account. Create an authorization link with POST /api/v1/connected-accounts/authorization-link for a ${tool.provider} connection and let the user authorize.`,
-    );
+    return this.deps.credentials.forIdentity(environmentId, request.identifier, tool.provider);
   }
 }
 
