@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { LOG_LEVELS, type LogLevel } from './logging/logger.js';
 
 /**
  * Service configuration, read once from the environment. Every bad value is reported together,
@@ -41,8 +42,7 @@ export interface Config {
   };
 }
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel };
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LogLevel } from '../src/config.js';
-import { createLogger, deferredChildLogger, requestLineWriter } from '../src/logger.js';
+import { createLogger, deferredChildLogger, requestLineWriter } from '../src/logging/logger.js';
 
 function capture(level: LogLevel) {
   const lines: Record<string, unknown>[] = [];

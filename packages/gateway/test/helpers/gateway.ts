@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
-import { loggerOptions } from '../../src/logger.js';
+import { loggerOptions } from '../../src/logging/logger.js';
 import { generateMasterKey } from '../../src/secrets/keyring.js';
 import type { Database } from '../../src/store/db.js';
 import type { Backend } from './backends.js';

@@ -5,7 +5,7 @@ import {
   ListAccountsQuery,
 } from '../../accounts/schemas.js';
 import type { AccountService } from '../../accounts/service.js';
-import type { AuthorizationService } from '../../oauth/authorization.js';
+import type { AuthorizationService } from '../../authorization/service.js';
 
 export async function connectedAccountRoutes(
   app: FastifyInstance,

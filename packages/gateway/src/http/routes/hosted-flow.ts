@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuthorizationService, BrowserBinding } from '../../oauth/authorization.js';
-import { FlowError, type ResultPage, renderPage } from '../../oauth/pages.js';
+import { FlowError, type ResultPage, renderPage } from '../../authorization/pages.js';
+import type { AuthorizationService, BrowserBinding } from '../../authorization/service.js';
 
 /**
  * HttpOnly (scripts never see it) and SameSite=Lax: sent on the provider's top-level redirect back

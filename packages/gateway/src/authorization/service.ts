@@ -3,6 +3,15 @@ import type { Logger } from 'pino';
 import type { CredentialManager } from '../accounts/credentials.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import {
+  buildAuthorizationUrl,
+  exchangeAuthorizationCode,
+  generatePkce,
+  generateState,
+  requestedScopes,
+  TokenEndpointError,
+} from '../oauth/client.js';
+import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import {
@@ -22,15 +31,6 @@ import {
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
-import {
-  buildAuthorizationUrl,
-  exchangeAuthorizationCode,
-  generatePkce,
-  generateState,
-  requestedScopes,
-  TokenEndpointError,
-} from './client.js';
-import type { ConnectionPlace, ProviderEndpoints } from './endpoints.js';
 import { FlowError } from './pages.js';
 
 export interface AuthorizationLink {

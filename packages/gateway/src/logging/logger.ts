@@ -1,5 +1,7 @@
 import { type Logger, type LoggerOptions, pino } from 'pino';
-import type { LogLevel } from './config.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Paths redacted at the logger, so no code path has to remember not to log a secret.
