@@ -179,31 +179,15 @@ describe.each(BACKENDS)('hostile input on $name', (backend) => {
 
 describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
   it('answers 503 service_unavailable with Retry-After on /oauth/token and /api/v1, not 500', async () => {
-    const target = new URL(POSTGRES_URL);
-    const sockets = new Set<net.Socket>();
-    const cut = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      for (const s of [client, upstream]) {
-        sockets.add(s);
-        s.on('error', () => {});
-        s.on('close', () => sockets.delete(s));
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
-    const port = (cut.address() as net.AddressInfo).port;
-    const viaCut = `postgres://${target.username}@127.0.0.1:${port}${target.pathname}`;
+    const pgCut = await cuttablePostgres();
     const t = await startTestGateway({
       name: 'postgres',
-      open: () => openDatabase({ url: viaCut, schema: uniqueSchema(), poolSize: 2 }),
+      open: () => openDatabase({ url: pgCut.url, schema: uniqueSchema(), poolSize: 2 }),
     });
     try {
       const token = await t.token();
       expect((await t.api('/api/v1/connections', { token })).status).toBe(200);
-      await new Promise<void>((resolve) => {
-        cut.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      });
+      pgCut.cut(60_000);
       const list = await t.api('/api/v1/connections', { token });
       expect(list.status).toBe(503);
       expect(list.headers.get('retry-after')).toBe('1');
@@ -221,6 +205,7 @@ describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
       expect(await issued.json()).toMatchObject({ code: 'service_unavailable' });
     } finally {
       await t.close().catch(() => {});
+      await pgCut.close();
     }
   });
 });
@@ -250,9 +235,13 @@ async function cuttablePostgres() {
       for (const s of sockets) s.destroy();
       setTimeout(() => {
         refusing = false;
-      }, ms);
+      }, ms).unref();
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
