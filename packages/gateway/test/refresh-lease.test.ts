@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/store/db.js';
-import { BACKENDS, type Backend, uniqueSchema } from './helpers/backends.js';
+import { BACKENDS, type Backend, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { emulatorControl } from './helpers/tools.js';
@@ -109,4 +109,60 @@ describe.each(BACKENDS)('refresh tokens kept alive on $name', (backend) => {
       if (kept) expect(after.last_refreshed_at!.getTime()).toBeGreaterThan(Date.now() - 60_000);
     }
   });
+});
+
+describe.runIf(postgresAvailable)('a hanging token endpoint while many accounts need a refresh', () => {
+  let t: TestGateway;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    // A small pool, as a replica under load would have: refreshes must not be able to starve it.
+    t = await startTestGateway({
+      name: 'postgres',
+      open: () => openDatabase({ url: POSTGRES_URL, schema: uniqueSchema(), poolSize: 4 }),
+    });
+    await sandboxAccount(t, { provider: 'google_drive', identifier: 'warm' });
+    for (let i = 0; i < 40; i++) {
+      ids.push((await sandboxAccount(t, { provider: 'notion', identifier: `stalled-${i}` })).accountId);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('keeps the API and cached proxy calls answering; p99 under a second', async () => {
+    const warm = { connection_name: 'sandbox-google-drive', identifier: 'warm' };
+    expect((await t.api('/proxy/drive/v3/about?fields=user', { headers: warm })).status).toBe(200);
+    await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = ANY($1)`, [ids]);
+    for (const id of ids) await t.gateway.credentials.invalidate(id);
+    emulatorControl(t).addFault({
+      emulator: 'notion',
+      path: '/v1/oauth/token',
+      latencyMs: 4000,
+      times: ids.length,
+    });
+    const refreshes = ids.map((id) =>
+      t.gateway.credentials.forAccount(id).then(
+        () => true,
+        () => false,
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const latencies: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      for (const call of [
+        () => t.api('/api/v1/connections'),
+        () => t.api('/proxy/drive/v3/about?fields=user', { headers: warm }),
+      ]) {
+        const began = Date.now();
+        expect((await call()).status).toBe(200);
+        latencies.push(Date.now() - began);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    const p99 = latencies[Math.floor(latencies.length * 0.99)]!;
+    expect(p99).toBeLessThan(1000);
+    expect((await Promise.all(refreshes)).every(Boolean)).toBe(true);
+  }, 60_000);
 });
