@@ -19,9 +19,9 @@ import {
 } from './calendar-model.js';
 import type { CalendarData } from './calendar-seed.js';
 import { parseDateTime } from './calendar-time.js';
-import type { GoogleDataOf } from './index.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
 import { acceptEmptyJson, sendGoogleError } from './shared.js';
+import type { GoogleDataOf } from './user-data.js';
 
 export type { CalendarData } from './calendar-seed.js';
 export { seedCalendar } from './calendar-seed.js';

@@ -20,7 +20,6 @@ import {
   updateParagraphProps,
 } from './docs-model.js';
 import { documentJson } from './docs-render.js';
-import type { GoogleDataOf, GoogleUserData } from './index.js';
 import { lookupNative, query, rpcAuthorizer, sendMasked } from './native-routes.js';
 import { GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, googleErrorBody, sendGoogleError } from './shared.js';
@@ -31,13 +30,11 @@ import {
   setDriveText,
   touchDriveFile,
 } from './sheets-drive.js';
+import type { DocsData, GoogleDataOf, GoogleUserData } from './user-data.js';
 
 export type { DocumentModel } from './docs-model.js';
 
-/** One emulated user's documents, by id. Each is also a file in the user's Drive. */
-export interface DocsData {
-  documents: Map<string, DocumentModel>;
-}
+export type { DocsData } from './user-data.js';
 
 const BODY_LIMIT = 128 * 1024 * 1024;
 const NOT_FOUND = 'Requested entity was not found.';

@@ -19,9 +19,9 @@ import {
   type UploadSession,
   uploadSessions,
 } from './drive-upload.js';
-import type { GoogleDataOf } from './index.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
 import { acceptEmptyJson, type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
+import type { GoogleDataOf } from './user-data.js';
 
 export { seedDrive } from './drive-seed.js';
 

@@ -1,27 +1,14 @@
-import type { EmulatedUser, EmulatorModule } from '../../core/types.js';
-import { type CalendarData, registerCalendarRoutes, seedCalendar } from './calendar.js';
-import { type DocsData, registerDocsRoutes, seedDocs } from './docs.js';
+import type { EmulatorModule } from '../../core/types.js';
+import { registerCalendarRoutes, seedCalendar } from './calendar.js';
+import { registerDocsRoutes, seedDocs } from './docs.js';
 import { registerDriveRoutes, seedDrive } from './drive.js';
 import { googleOAuthProfile, registerGoogleOAuthRoutes, sendGoogleAuthError } from './oauth.js';
-import { type DriveFile, sendGoogleError } from './shared.js';
-import { registerSheetsRoutes, type SheetsData, seedSheets } from './sheets.js';
+import { sendGoogleError } from './shared.js';
+import { registerSheetsRoutes, seedSheets } from './sheets.js';
+import type { GoogleDataOf, GoogleState, GoogleUserData } from './user-data.js';
 import { googleUsers } from './users.js';
 
-/** Everything one emulated Google user owns. Sheets and Docs also file their documents in `drive`. */
-export interface GoogleUserData {
-  user: EmulatedUser;
-  drive: Map<string, DriveFile>;
-  calendar: CalendarData;
-  sheets: SheetsData;
-  docs: DocsData;
-}
-
-export interface GoogleState {
-  byUser: Map<string, GoogleUserData>;
-}
-
-/** Resolves the data of the user behind the request's token (routes authenticate first). */
-export type GoogleDataOf = (userId: string) => GoogleUserData;
+export type { GoogleDataOf, GoogleState, GoogleUserData } from './user-data.js';
 
 export const googleEmulator: EmulatorModule<GoogleState> = {
   key: 'google',

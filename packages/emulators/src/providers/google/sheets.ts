@@ -1,7 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatedUser, ProviderContext } from '../../core/types.js';
-import type { GoogleDataOf, GoogleUserData } from './index.js';
 import { lookupNative, query, rpcAuthorizer, sendMasked } from './native-routes.js';
 import { GOOGLE_API_SCOPES } from './scopes.js';
 import { type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
@@ -36,13 +35,11 @@ import {
   type ValueRenderOption,
   writeValues,
 } from './sheets-model.js';
+import type { GoogleDataOf, GoogleUserData, SheetsData } from './user-data.js';
 
 export type { SpreadsheetModel } from './sheets-model.js';
 
-/** One emulated user's spreadsheets, by id. Each is also a file in the user's Drive. */
-export interface SheetsData {
-  spreadsheets: Map<string, SpreadsheetModel>;
-}
+export type { SheetsData } from './user-data.js';
 
 const BODY_LIMIT = 128 * 1024 * 1024;
 const NOT_FOUND = 'Requested entity was not found.';

@@ -1,0 +1,31 @@
+import type { EmulatedUser } from '../../core/types.js';
+import type { CalendarData } from './calendar-seed.js';
+import type { DocumentModel } from './docs-model.js';
+import type { DriveFile } from './shared.js';
+import type { SpreadsheetModel } from './sheets-model.js';
+
+/** One emulated user's documents, by id. Each is also a file in the user's Drive. */
+export interface DocsData {
+  documents: Map<string, DocumentModel>;
+}
+
+/** One emulated user's spreadsheets, by id. Each is also a file in the user's Drive. */
+export interface SheetsData {
+  spreadsheets: Map<string, SpreadsheetModel>;
+}
+
+/** Everything one emulated Google user owns. Sheets and Docs also file their documents in `drive`. */
+export interface GoogleUserData {
+  user: EmulatedUser;
+  drive: Map<string, DriveFile>;
+  calendar: CalendarData;
+  sheets: SheetsData;
+  docs: DocsData;
+}
+
+export interface GoogleState {
+  byUser: Map<string, GoogleUserData>;
+}
+
+/** Resolves the data of the user behind the request's token (routes authenticate first). */
+export type GoogleDataOf = (userId: string) => GoogleUserData;
