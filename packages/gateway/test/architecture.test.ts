@@ -21,11 +21,8 @@ const RANK = new Map(
   Object.values(LAYERS).flatMap((folders, rank) => folders.map((f) => [f, rank] as const)),
 );
 
-/** Imports that break the rule today, each with why it is still there (issue: one core). */
-const KNOWN_UPWARD = new Set([
-  // ProviderClient refreshes on a 401 through the credential manager; it belongs with accounts.
-  'upstream -> accounts',
-]);
+/** Imports that break the rule today, each with why it is still there (none now). */
+const KNOWN_UPWARD = new Set<string>([]);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -1,13 +1,13 @@
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
+import { ProviderClient } from '../accounts/provider-client.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
 import { getProvider } from '../providers/catalog.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
-import { ProviderClient } from '../upstream/provider-client.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';

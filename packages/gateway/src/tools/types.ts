@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { ProviderClient } from '../accounts/provider-client.js';
 import type { FieldError } from '../errors/problem.js';
 import type { ProviderKey } from '../providers/catalog.js';
-import type { ProviderClient } from '../upstream/provider-client.js';
 
 export interface ToolAnnotations {
   /** Reads only; never changes provider data. */

@@ -1,6 +1,6 @@
 import { type TString, Type } from '@sinclair/typebox';
+import type { ProviderClient } from '../../accounts/provider-client.js';
 import type { FieldError } from '../../errors/problem.js';
-import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
 import { stringEnum } from '../schema.js';
 

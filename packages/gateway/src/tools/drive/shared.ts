@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import type { ProviderClient } from '../../accounts/provider-client.js';
 import type { FieldError } from '../../errors/problem.js';
-import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
 
 /** What the `drive_` tools share: Drive v3 query text, `fields` selectors, listing and paging. */

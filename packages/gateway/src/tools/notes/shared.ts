@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { ProviderClient } from '../../accounts/provider-client.js';
 import { type FieldError, Problem } from '../../errors/problem.js';
-import type { ProviderClient } from '../../upstream/provider-client.js';
 import { paged } from '../pagination.js';
 import { stringEnum } from '../schema.js';
 import { normalizeId } from './ids.js';

@@ -1,7 +1,7 @@
-import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
-import { upstreamProblem } from './errors.js';
-import { readBody, type UpstreamHttp } from './http.js';
+import { upstreamProblem } from '../upstream/errors.js';
+import { readBody, type UpstreamHttp } from '../upstream/http.js';
+import type { Credential, CredentialManager } from './credentials.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
