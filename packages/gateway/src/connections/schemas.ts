@@ -80,7 +80,3 @@ export const parseCreateConnection = compileValidator<CreateConnectionBody>(
   CreateConnectionBody,
   'The connection',
 );
-export const parseUpdateConnection = compileValidator<UpdateConnectionBody>(
-  UpdateConnectionBody,
-  'The connection update',
-);

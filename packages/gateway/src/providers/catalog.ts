@@ -5,7 +5,7 @@ import { googleSheets } from './google-sheets.js';
 import { hubspot } from './hubspot.js';
 import { notion } from './notion.js';
 import { sharepoint } from './sharepoint.js';
-import { PROVIDER_KEYS, type ProviderDefinition, type ProviderKey } from './types.js';
+import type { ProviderDefinition, ProviderKey } from './types.js';
 
 export type { ProviderDefinition, ProviderKey } from './types.js';
 export { PROVIDER_KEYS } from './types.js';
@@ -20,10 +20,6 @@ export const PROVIDERS: Readonly<Record<ProviderKey, ProviderDefinition>> = {
   hubspot,
   sharepoint,
 };
-
-export function isProviderKey(value: unknown): value is ProviderKey {
-  return typeof value === 'string' && (PROVIDER_KEYS as readonly string[]).includes(value);
-}
 
 export function getProvider(key: ProviderKey): ProviderDefinition {
   return PROVIDERS[key];

@@ -114,15 +114,6 @@ export async function listAccounts(
   );
 }
 
-export interface TokenSet {
-  accessToken: string;
-  refreshToken: string | null;
-  expiresAt: Date | null;
-  scopes: string[];
-  metadata?: Record<string, unknown>;
-}
-
-/** Stores a sealed token set and activates the account; returns the new token_version. */
 /**
  * Stores a new token set and releases any refresh lease; returns the new token version. With
  * `expectedVersion`, only if the row is still at that version (compare-and-swap): undefined when
