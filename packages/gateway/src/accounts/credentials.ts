@@ -249,6 +249,8 @@ export class CredentialManager {
   /** Drops the cached credential of an account in this process and, via NOTIFY, in all others. */
   async invalidate(accountId: string): Promise<void> {
     this.forget(accountId);
+    // Here at once; other processes when the notification arrives.
+    this.byIdentity.clear();
     await this.deps.db.notify(ACCOUNT_CHANNEL, accountId).catch(() => {});
   }
 
