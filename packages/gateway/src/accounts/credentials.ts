@@ -101,7 +101,7 @@ export class CredentialManager {
   /** Identifier + provider → its one active account, for tools called without connection_name. */
   private readonly byIdentity = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<RefreshOutcome>>();
-  /** Names this process in refresh leases. */
+  /** Names this process in refresh leases and in its change notifications. */
   private readonly leaseOwner = `proc_${randomBytes(8).toString('hex')}`;
   /** Epoch ms of each account's latest use, written in batches. */
   private readonly lastUsed = new Map<string, number>();
@@ -115,7 +115,10 @@ export class CredentialManager {
   }
 
   async start(): Promise<void> {
-    await this.deps.db.listen(ACCOUNT_CHANNEL, (accountId) => {
+    await this.deps.db.listen(ACCOUNT_CHANNEL, (payload) => {
+      const [accountId = '', origin] = payload.split(' ');
+      // This process applied its own changes when it made them.
+      if (origin === this.leaseOwner) return;
       this.forget(accountId);
       // Which account an identifier resolves to may have changed (one connected, one removed).
       this.byIdentity.clear();
@@ -251,7 +254,12 @@ export class CredentialManager {
     this.forget(accountId);
     // Here at once; other processes when the notification arrives.
     this.byIdentity.clear();
-    await this.deps.db.notify(ACCOUNT_CHANNEL, accountId).catch(() => {});
+    await this.notifyChange(accountId).catch(() => {});
+  }
+
+  /** Tells every process an account changed (after `tx` commits, when given), naming this one. */
+  private notifyChange(accountId: string, tx?: Queryable): Promise<void> {
+    return this.deps.db.notify(ACCOUNT_CHANNEL, `${accountId} ${this.leaseOwner}`, tx);
   }
 
   async close(): Promise<void> {
@@ -437,7 +445,7 @@ export class CredentialManager {
               'EXPIRED',
               `The provider refused the refresh token (${error.message}).`,
             );
-            await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
+            await this.notifyChange(row.id, tx);
           });
           return this.settle(accountId, { ok: false, account: { ...row, status: 'EXPIRED' } });
         }
@@ -461,7 +469,7 @@ export class CredentialManager {
           },
           { refreshed: true, expectedVersion: row.token_version },
         );
-        if (stored !== undefined) await this.deps.db.notify(ACCOUNT_CHANNEL, row.id, tx);
+        if (stored !== undefined) await this.notifyChange(row.id, tx);
         return stored;
       });
       if (version === undefined) {
