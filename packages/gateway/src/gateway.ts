@@ -15,6 +15,7 @@ import { Problem } from './errors/problem.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logging/logger.js';
+import { McpTokenService } from './mcp/tokens.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { ProxyService } from './proxy/proxy.js';
@@ -182,6 +183,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const proxy = new ProxyService({ credentials, http });
     const clients = new ClientStatusCache(db);
     await clients.start();
+    const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -197,6 +199,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         executions,
         proxy,
         clients,
+        mcpTokens,
         sandbox: () => sandbox,
       },
       async mount(root) {

@@ -32,6 +32,8 @@ export const ERROR_CODES = {
   ambiguous_account: { status: 409, title: 'Several connected accounts match' },
   unknown_tool: { status: 404, title: 'Unknown tool' },
   execution_not_found: { status: 404, title: 'Execution not found' },
+  mcp_token_not_found: { status: 404, title: 'MCP token not found' },
+  tool_not_allowed: { status: 403, title: 'Tool not allowed for this token' },
   link_invalid: { status: 400, title: 'Authorization link is invalid, used or expired' },
   rate_limited: { status: 429, title: 'Too many requests', retryable: true },
   upstream_unauthorized: { status: 502, title: 'Provider rejected the credential' },

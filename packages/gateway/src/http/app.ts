@@ -17,6 +17,7 @@ import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
+import type { McpTokenService } from '../mcp/tokens.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/proxy.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -32,10 +33,12 @@ import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
+import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
+import { PORTICO_VERSION } from './version.js';
 
 export interface AppServices {
   db: Database;
@@ -49,6 +52,7 @@ export interface AppServices {
   /** The sandbox, once mounted (see AppOptions.mount). */
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
+  mcpTokens: McpTokenService;
 }
 
 export interface AppOptions {
@@ -265,9 +269,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         });
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
+        await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
       },
       { prefix: '/api/v1' },
     );
+    await own.register(mcpEndpointRoutes, {
+      tokens: services.mcpTokens,
+      accessTokens: services.tokens,
+      clients: services.clients,
+      server: {
+        engine: services.engine,
+        accounts: services.accounts,
+        connections: services.connections,
+        authorization: services.authorization,
+        logger: options.logger,
+        version: PORTICO_VERSION,
+      },
+    });
   });
   await app.register(
     async (proxy) => {

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_PREFIX } from '../sandbox/sandbox.js';
+import { PORTICO_VERSION } from './version.js';
 
 const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
 
@@ -27,7 +28,7 @@ export async function registerApiDescription(app: FastifyInstance): Promise<void
       openapi: '3.1.0',
       info: {
         title: 'Portico',
-        version: '0.1.0',
+        version: PORTICO_VERSION,
         description:
           'Self-hosted agent connector gateway: connections, authorization links, connected accounts, tools and a credential-injecting proxy. Errors are application/problem+json.',
       },

@@ -147,4 +147,26 @@ ALTER TABLE connections ADD COLUMN tenant text;
 ALTER TABLE connections ADD COLUMN display_name text;
 `,
   },
+  {
+    version: 8,
+    name: 'mcp-tokens',
+    sql: `
+-- Tokens an application mints for one end user's MCP client: only the hash is kept. A null list
+-- allows every connection (or tool) of the environment.
+CREATE TABLE mcp_tokens (
+  id                text PRIMARY KEY,
+  environment_id    text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  client_id         text NOT NULL,
+  identifier        text NOT NULL,
+  token_hash        text NOT NULL UNIQUE,
+  connection_names  text[],
+  tools             text[],
+  expires_at        timestamptz,
+  revoked_at        timestamptz,
+  last_used_at      timestamptz,
+  created_at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mcp_tokens_identifier ON mcp_tokens (environment_id, identifier);
+`,
+  },
 ];

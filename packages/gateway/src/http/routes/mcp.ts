@@ -1,0 +1,168 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
+import { Problem } from '../../errors/problem.js';
+import { createMcpServer, type McpServerDeps } from '../../mcp/server.js';
+import { MCP_TOKEN_PREFIX, type McpScope, type McpTokenService, type MintInput } from '../../mcp/tokens.js';
+import { bearerAuthentication } from '../authenticate.js';
+
+const MintBody = Type.Object(
+  {
+    identifier: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The end user the token acts for.',
+    }),
+    connection_names: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+        description: 'Only these connections (default: all).',
+      }),
+    ),
+    tools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        minItems: 1,
+        maxItems: 200,
+        uniqueItems: true,
+        description: 'Only these tools (default: all).',
+      }),
+    ),
+    expires_in: Type.Optional(
+      Type.Integer({ minimum: 60, maximum: 365 * 24 * 3600, description: 'Seconds; default 30 days.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const ListQuery = Type.Object(
+  {
+    identifier: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    page_token: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Minting, listing and revoking per-user MCP tokens (under /api/v1, gateway token required). */
+export async function mcpTokenRoutes(app: FastifyInstance, opts: { tokens: McpTokenService }): Promise<void> {
+  app.post('/mcp/tokens', { schema: { body: MintBody } }, async (req, reply) => {
+    const minted = await opts.tokens.mint(req.principal, req.body as MintInput);
+    return reply.code(201).header('cache-control', 'no-store').send(minted);
+  });
+  app.get('/mcp/tokens', { schema: { querystring: ListQuery } }, async (req) =>
+    opts.tokens.list(req.principal.environmentId, req.query as { identifier?: string }),
+  );
+  app.delete<{ Params: { id: string } }>(
+    '/mcp/tokens/:id',
+    {
+      schema: {
+        params: { type: 'object', properties: { id: { type: 'string', maxLength: 64 } }, required: ['id'] },
+      },
+    },
+    async (req, reply) => {
+      await opts.tokens.revoke(req.principal.environmentId, req.params.id);
+      return reply.code(204).send();
+    },
+  );
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpScope?: McpScope;
+  }
+}
+
+const MCP_BEARER = new RegExp(`^Bearer\\s+(${MCP_TOKEN_PREFIX}[A-Za-z0-9]+)\\s*$`, 'i');
+
+/**
+ * The MCP endpoint (Streamable HTTP, stateless): a minted per-user token, or the gateway token plus
+ * the end user's `identifier` header.
+ */
+export async function mcpEndpointRoutes(
+  app: FastifyInstance,
+  opts: {
+    tokens: McpTokenService;
+    server: McpServerDeps;
+    accessTokens: AccessTokenIssuer;
+    clients: ClientStatusCache;
+  },
+): Promise<void> {
+  const gatewayAuthentication = bearerAuthentication(opts.accessTokens, opts.clients);
+  app.addHook('onRequest', (req, reply, done) => {
+    const minted = MCP_BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (!minted) {
+      gatewayAuthentication(req, reply, (error) => {
+        if (error) return done(error);
+        try {
+          req.mcpScope = scopeFromHeaders(req);
+          done();
+        } catch (problem) {
+          done(problem as Error);
+        }
+      });
+      return;
+    }
+    opts.tokens.authenticate(minted).then((scope) => {
+      if (!scope) {
+        done(
+          new Problem(
+            'unauthenticated',
+            'This MCP token is unknown, expired or revoked; ask the application for a new one.',
+            {
+              headers: { 'www-authenticate': 'Bearer realm="portico", error="invalid_token"' },
+            },
+          ),
+        );
+        return;
+      }
+      req.mcpScope = scope;
+      done();
+    }, done);
+  });
+
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const scope = req.mcpScope!;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    const server = createMcpServer(opts.server, scope, req.id);
+    try {
+      await server.connect(transport);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === 'string') headers.set(name, value);
+      }
+      const response = await transport.handleRequest(
+        new Request(`http://localhost${req.url}`, { method: req.method, headers }),
+        { parsedBody: req.body },
+      );
+      reply.code(response.status);
+      response.headers.forEach((value, name) => {
+        reply.header(name, value);
+      });
+      return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
+    } finally {
+      await server.close();
+    }
+  };
+  app.post('/mcp', handler);
+  app.get('/mcp', handler);
+  app.delete('/mcp', handler);
+}
+
+function scopeFromHeaders(req: FastifyRequest): McpScope {
+  const raw = req.headers.identifier ?? req.headers['x-identifier'];
+  const identifier = Array.isArray(raw) ? raw[0] : raw;
+  if (!identifier) {
+    throw new Problem(
+      'missing_header',
+      'With a gateway access token, name the end user in the "identifier" header (or mint a per-user token with POST /api/v1/mcp/tokens).',
+    );
+  }
+  return { environmentId: req.principal.environmentId, identifier, connectionNames: null, tools: null };
+}

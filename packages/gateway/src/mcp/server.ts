@@ -1,0 +1,227 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { AccountView } from '../accounts/schemas.js';
+import type { AccountService } from '../accounts/service.js';
+import type { AuthorizationService } from '../authorization/service.js';
+import type { ConnectionService } from '../connections/service.js';
+import { Problem } from '../errors/problem.js';
+import { getProvider, type ProviderKey } from '../providers/catalog.js';
+import type { ConnectionRow } from '../store/connections.js';
+import type { ToolEngine } from '../tools/engine.js';
+import type { McpScope } from './tokens.js';
+
+/** The one tool that is not a provider tool: it lets an agent ask its user to connect an account. */
+export const AUTHORIZE_TOOL = 'portico_authorize';
+
+export interface McpServerDeps {
+  engine: ToolEngine;
+  accounts: AccountService;
+  connections: ConnectionService;
+  authorization: AuthorizationService;
+  logger: Logger;
+  version: string;
+}
+
+/**
+ * One end user's MCP server: the tools of the providers they have connected (within the scope's
+ * connections and tools), each call run by the tool engine as that user. Built per HTTP request
+ * (the transport is stateless), so a revoked token or a new account shows on the next request.
+ */
+export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId: string): Server {
+  const server = new Server(
+    { name: 'portico', version: deps.version },
+    {
+      capabilities: { tools: {} },
+      instructions: `Tools act in third-party apps as the end user "${scope.identifier}". If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link.`,
+    },
+  );
+  const view = new ScopeView(deps, scope);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const active = await view.activeAccounts();
+    const providers = new Set(active.map((a) => a.provider));
+    const tools = deps.engine
+      .list()
+      .filter((t) => providers.has(t.provider) && view.allowsTool(t.name))
+      .map((t) => deps.engine.describe(t.name, 'mcp') as unknown as Tool);
+    return { tools: [...tools, authorizeTool(await view.connections())] };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = request.params;
+    try {
+      if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
+      const connectionName = await view.connectionFor(name);
+      const result = await deps.engine.execute(scope.environmentId, {
+        tool_name: name,
+        identifier: scope.identifier,
+        tool_input: args,
+        ...(connectionName ? { connection_name: connectionName } : {}),
+      });
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result.data) }],
+        structuredContent: { ...result.data, execution_id: result.execution_id },
+      };
+    } catch (error) {
+      // A failed tool is a result the model reads and corrects its call from, not a protocol error.
+      const problem =
+        error instanceof Problem
+          ? error
+          : new Problem('internal_error', 'The tool failed unexpectedly; try again.', { cause: error });
+      if (!(error instanceof Problem)) deps.logger.error({ err: error, tool: name }, 'MCP tool call failed');
+      return { isError: true, content: [{ type: 'text', text: problemText(problem, requestId) }] };
+    }
+  });
+  return server;
+}
+
+/** The problem as the model reads it: code and detail first, then what it needs to fix the call. */
+function problemText(problem: Problem, requestId: string): string {
+  const { type: _type, title: _title, status: _status, ...body } = problem.toBody(requestId);
+  return JSON.stringify(body);
+}
+
+function authorizeTool(connections: ConnectionRow[]): Tool {
+  const names = connections.map((c) => c.name);
+  return {
+    name: AUTHORIZE_TOOL,
+    description: `Get a link the user opens to connect (or reconnect) one of their accounts, when a tool answers account_not_found or account_not_active. Connections: ${connections.map((c) => `${c.name} (${getProvider(c.provider as ProviderKey).displayName})`).join(', ') || 'none configured'}. Show the link to the user; tools for that account appear once they have finished.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        connection_name: {
+          type: 'string',
+          description: 'The connection to authorize.',
+          ...(names.length ? { enum: names } : {}),
+        },
+      },
+      required: ['connection_name'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  };
+}
+
+async function authorize(
+  deps: McpServerDeps,
+  view: ScopeView,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const name = args.connection_name;
+  const allowed = await view.connections();
+  if (typeof name !== 'string' || !allowed.some((c) => c.name === name)) {
+    throw new Problem(
+      'invalid_input',
+      `connection_name must be one of: ${allowed.map((c) => c.name).join(', ') || '(no connection is configured)'}.`,
+      { errors: [{ path: '/connection_name', message: 'not an allowed connection' }] },
+    );
+  }
+  const link = await deps.authorization.createLink(view.scope.environmentId, {
+    connection_name: name,
+    identifier: view.scope.identifier,
+  });
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `Ask the user to open ${link.link} to connect their account (connection "${name}"); the link works once and expires at ${link.expires_at}.`,
+      },
+    ],
+    structuredContent: { ...link },
+  };
+}
+
+/** The end user's connections and accounts as the scope lets this session see them. */
+class ScopeView {
+  private connectionList?: Promise<ConnectionRow[]>;
+  private accountList?: Promise<AccountView[]>;
+
+  constructor(
+    private readonly deps: McpServerDeps,
+    readonly scope: McpScope,
+  ) {}
+
+  allowsTool(name: string): boolean {
+    return !this.scope.tools || this.scope.tools.includes(name);
+  }
+
+  private allowsConnection(name: string): boolean {
+    return !this.scope.connectionNames || this.scope.connectionNames.includes(name);
+  }
+
+  /** Connections that have tools, within the scope. */
+  connections(): Promise<ConnectionRow[]> {
+    this.connectionList ??= (async () => {
+      const rows: ConnectionRow[] = [];
+      let pageToken: string | undefined;
+      do {
+        const page = await this.deps.connections.list(this.scope.environmentId, {
+          page_size: 100,
+          ...(pageToken ? { page_token: pageToken } : {}),
+        });
+        rows.push(...page.rows);
+        pageToken = page.nextPageToken ?? undefined;
+      } while (pageToken);
+      return rows.filter(
+        (c) => this.allowsConnection(c.name) && getProvider(c.provider as ProviderKey).toolPrefix,
+      );
+    })();
+    return this.connectionList;
+  }
+
+  activeAccounts(): Promise<AccountView[]> {
+    this.accountList ??= (async () => {
+      const rows: AccountView[] = [];
+      let pageToken: string | undefined;
+      do {
+        const page = await this.deps.accounts.list(this.scope.environmentId, {
+          identifier: this.scope.identifier,
+          status: 'ACTIVE',
+          page_size: 100,
+          ...(pageToken ? { page_token: pageToken } : {}),
+        });
+        rows.push(...page.data);
+        pageToken = page.next_page_token ?? undefined;
+      } while (pageToken);
+      return rows.filter((a) => this.allowsConnection(a.connection_name));
+    })();
+    return this.accountList;
+  }
+
+  /**
+   * The connection a call must use when the scope names connections (so the engine cannot pick
+   * an account outside it); undefined lets the engine resolve the user's single account.
+   */
+  async connectionFor(toolName: string): Promise<string | undefined> {
+    if (!this.allowsTool(toolName)) {
+      throw new Problem(
+        'tool_not_allowed',
+        `This MCP token does not allow ${toolName}; use one of the tools listed by tools/list.`,
+      );
+    }
+    if (!this.scope.connectionNames) return undefined;
+    const tool = this.deps.engine.list().find((t) => t.name === toolName);
+    if (!tool) return undefined; // the engine answers unknown_tool with suggestions
+    const candidates = (await this.connections()).filter((c) => c.provider === tool.provider);
+    if (!candidates.length) {
+      throw new Problem(
+        'tool_not_allowed',
+        `This MCP token reaches no ${getProvider(tool.provider).displayName} connection, so ${toolName} cannot run; use one of the tools listed by tools/list.`,
+      );
+    }
+    if (candidates.length === 1) return candidates[0]!.name;
+    const active = (await this.activeAccounts()).filter((a) => a.provider === tool.provider);
+    if (active.length === 1) return active[0]!.connection_name;
+    if (!active.length) return candidates[0]!.name; // the engine answers with a link to authorize
+    throw new Problem(
+      'ambiguous_account',
+      `Several connected accounts can run ${toolName}: ${active.map((a) => a.connection_name).join(', ')}. Mint a token limited to one of these connections.`,
+    );
+  }
+}

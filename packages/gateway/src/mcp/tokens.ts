@@ -1,0 +1,158 @@
+import type { ClientStatusCache } from '../auth/client-status.js';
+import { hashToken } from '../authorization/service.js';
+import type { ConnectionService } from '../connections/service.js';
+import { Problem } from '../errors/problem.js';
+import type { Database } from '../store/db.js';
+import { newId, randomBase62 } from '../store/ids.js';
+import {
+  findUsableMcpToken,
+  insertMcpToken,
+  listMcpTokens,
+  type McpTokenRow,
+  revokeMcpToken,
+  touchMcpToken,
+} from '../store/mcp-tokens.js';
+import type { ToolEngine } from '../tools/engine.js';
+
+/** Minted tokens start with this, so the /mcp route tells them from gateway access tokens. */
+export const MCP_TOKEN_PREFIX = 'pmt_';
+
+/** What one MCP session may reach: one end user's accounts, optionally fewer connections and tools. */
+export interface McpScope {
+  environmentId: string;
+  identifier: string;
+  /** null: every connection of the environment. */
+  connectionNames: string[] | null;
+  /** null: every tool. */
+  tools: string[] | null;
+}
+
+export interface MintInput {
+  identifier: string;
+  connection_names?: string[];
+  tools?: string[];
+  /** Seconds; default DEFAULT_TTL_SECONDS. */
+  expires_in?: number;
+}
+
+export interface McpTokenView {
+  id: string;
+  identifier: string;
+  connection_names: string[] | null;
+  tools: string[] | null;
+  url: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export const DEFAULT_TTL_SECONDS = 30 * 24 * 3600;
+
+export interface McpTokenDeps {
+  db: Database;
+  clients: ClientStatusCache;
+  connections: ConnectionService;
+  engine: ToolEngine;
+  publicUrl: string;
+}
+
+/**
+ * Per-user MCP tokens: an application mints one for an end user's MCP client (a desktop agent), so
+ * the client never holds the application's own credentials and reaches only that user's accounts.
+ */
+export class McpTokenService {
+  constructor(private readonly deps: McpTokenDeps) {}
+
+  get url(): string {
+    return `${this.deps.publicUrl}/mcp`;
+  }
+
+  async mint(
+    principal: { environmentId: string; clientId: string },
+    input: MintInput,
+  ): Promise<McpTokenView & { token: string }> {
+    for (const [i, name] of (input.connection_names ?? []).entries()) {
+      await this.deps.connections.get(principal.environmentId, name).catch((error: unknown) => {
+        if (error instanceof Problem && error.code === 'connection_not_found') {
+          throw new Problem('invalid_input', `connection_names[${i}]: ${error.detail}`, {
+            errors: [{ path: `/connection_names/${i}`, message: `no connection is named "${name}"` }],
+          });
+        }
+        throw error;
+      });
+    }
+    const known = new Set(this.deps.engine.list().map((t) => t.name));
+    const unknown = (input.tools ?? []).map((name, i) => ({ name, i })).filter((t) => !known.has(t.name));
+    if (unknown.length) {
+      throw new Problem(
+        'invalid_input',
+        `Unknown tool names: ${unknown.map((t) => t.name).join(', ')}. List the tools with GET /api/v1/tools.`,
+        { errors: unknown.map((t) => ({ path: `/tools/${t.i}`, message: `no tool is named "${t.name}"` })) },
+      );
+    }
+    const token = `${MCP_TOKEN_PREFIX}${randomBase62(43)}`;
+    const row = await insertMcpToken(this.deps.db, {
+      id: newId('mcpt'),
+      environment_id: principal.environmentId,
+      client_id: principal.clientId,
+      identifier: input.identifier,
+      token_hash: hashToken(token),
+      connection_names: input.connection_names ?? null,
+      tools: input.tools ?? null,
+      expires_at: new Date(Date.now() + (input.expires_in ?? DEFAULT_TTL_SECONDS) * 1000),
+    });
+    return { ...this.view(row), token };
+  }
+
+  async list(
+    environmentId: string,
+    query: { identifier?: string; page_size?: number; page_token?: string },
+  ): Promise<{ data: McpTokenView[]; next_page_token: string | null }> {
+    const limit = query.page_size ?? 50;
+    const rows = await listMcpTokens(this.deps.db, environmentId, {
+      ...(query.identifier ? { identifier: query.identifier } : {}),
+      ...(query.page_token ? { after: Buffer.from(query.page_token, 'base64url').toString('utf8') } : {}),
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    return {
+      data: page.map((r) => this.view(r)),
+      next_page_token: rows.length > limit ? Buffer.from(page.at(-1)!.id).toString('base64url') : null,
+    };
+  }
+
+  async revoke(environmentId: string, id: string): Promise<void> {
+    if (!(await revokeMcpToken(this.deps.db, environmentId, id))) {
+      throw new Problem(
+        'mcp_token_not_found',
+        `No live MCP token has id ${id}; list them with GET /api/v1/mcp/tokens.`,
+      );
+    }
+  }
+
+  /** The scope of a live token whose minting client is not revoked; undefined otherwise. */
+  async authenticate(token: string): Promise<McpScope | undefined> {
+    const row = await findUsableMcpToken(this.deps.db, hashToken(token));
+    if (!row || !(await this.deps.clients.isActive(row.client_id))) return undefined;
+    await touchMcpToken(this.deps.db, row.id);
+    return {
+      environmentId: row.environment_id,
+      identifier: row.identifier,
+      connectionNames: row.connection_names,
+      tools: row.tools,
+    };
+  }
+
+  private view(row: McpTokenRow): McpTokenView {
+    return {
+      id: row.id,
+      identifier: row.identifier,
+      connection_names: row.connection_names,
+      tools: row.tools,
+      url: this.url,
+      expires_at: row.expires_at?.toISOString() ?? null,
+      last_used_at: row.last_used_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+}
