@@ -111,7 +111,7 @@ export function errorClassName<C extends ProblemCode>(code: C): ErrorClassName<C
 function problemClass<C extends ProblemCode>(code: C): ProblemErrorClass<C> {
   const name = errorClassName(code);
   // A computed key gives the class its own name (stack traces, `err.name`).
-  return { [name]: class extends PorticoError {} }[name] as ProblemErrorClass<C>;
+  return { [name]: class extends PorticoError {} }[name] as unknown as ProblemErrorClass<C>;
 }
 
 /** One class per problem code, generated from the list. */
