@@ -1,4 +1,5 @@
 import { GatewayTokenSource } from './auth/gateway-token.js';
+import { InvalidPathError } from './errors/errors.js';
 import { PorticoResponse } from './http/response.js';
 import { type BodyInput, type QueryParams, Transport } from './http/transport.js';
 import {
@@ -127,6 +128,7 @@ export class Portico {
   async request(input: RequestInput): Promise<PorticoResponse> {
     const path = input.path.startsWith('/') ? input.path : `/${input.path}`;
     const [pathname, inlineQuery] = splitQuery(path);
+    refuseDotSegments(pathname);
     const headers = new Headers(input.headers);
     headers.set('connection_name', input.connectionName);
     headers.set('identifier', input.identifier);
@@ -154,6 +156,21 @@ export class Portico {
       passThrough: true,
     });
     return new PorticoResponse(res);
+  }
+}
+
+/**
+ * URLs resolve `.` and `..` segments before sending, so `/../api/…` would leave the proxy without
+ * the gateway ever seeing it; refused here as the gateway refuses them.
+ */
+function refuseDotSegments(pathname: string): void {
+  const dot = pathname.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  if (dot) {
+    throw new InvalidPathError(400, {
+      code: 'invalid_path',
+      title: 'Invalid proxy path',
+      detail: `The path "${pathname}" has a "." or ".." segment; name the provider resource without them.`,
+    });
   }
 }
 

@@ -18,6 +18,10 @@ export class PageList<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.first.then(onFulfilled, onRejected);
   }
 
+  catch<R = never>(onRejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
+    return this.then(undefined, onRejected);
+  }
+
   /** Every page in turn. */
   async *pages(): AsyncGenerator<Page<T>> {
     let token: string | undefined;

@@ -18,7 +18,7 @@ export interface SendOptions {
   /** Path on the gateway, starting with `/`. */
   path: string;
   query?: QueryParams | undefined;
-  headers?: HeadersInit | undefined;
+  headers?: Headers | Record<string, string> | undefined;
   json?: unknown;
   body?: BodyInput | undefined;
   signal?: AbortSignal | undefined;
@@ -109,7 +109,7 @@ export class Transport {
     const headers = new Headers(options.headers);
     headers.set('authorization', `Bearer ${token}`);
     // Every BodyInput is a fetch body; TypeScript's DOM types only doubt Uint8Array over a SharedArrayBuffer.
-    let body = options.body as BodyInit | undefined;
+    let body = options.body as RequestInit['body'];
     if (options.json !== undefined) {
       headers.set('content-type', 'application/json');
       body = JSON.stringify(options.json);
