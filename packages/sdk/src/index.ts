@@ -1,0 +1,16 @@
+export { Portico, type PorticoOptions, type RequestInput } from './client.js';
+export { isProblemCode, PROBLEM_CODES, type ProblemCode } from './errors/codes.js';
+export * from './errors/errors.js';
+export { PageList } from './http/pages.js';
+export { PorticoResponse } from './http/response.js';
+export type { BodyInput, QueryParams } from './http/transport.js';
+export type {
+  AccountWithLink,
+  AuthorizationLinkInput,
+  ListAccountsOptions,
+} from './resources/connected-accounts.js';
+export type { ListExecutionsOptions } from './resources/executions.js';
+export type { ExecuteToolInput, ExecuteToolResult, RawToolFormat } from './resources/tools.js';
+export type { ToolContext, ToolFramework, ToolOutcome, ToolsForOptions } from './tools/framework.js';
+export { dataText, problemText } from './tools/outcome.js';
+export * from './types.js';

@@ -1,0 +1,96 @@
+import { camelKeys } from '../http/case.js';
+import { PageList } from '../http/pages.js';
+import type { Transport } from '../http/transport.js';
+import type { AccountStatus, AuthorizationLinkResult, ConnectedAccount } from '../types.js';
+import { segment } from './connections.js';
+
+type Raw = Record<string, unknown>;
+
+export interface AuthorizationLinkInput {
+  connectionName: string;
+  identifier: string;
+  /** Where the browser goes after the consent (`?status=success&connected_account_id=…&state=…`). */
+  redirectUrl?: string;
+  state?: string;
+}
+
+export interface ListAccountsOptions {
+  connectionName?: string;
+  identifier?: string;
+  status?: AccountStatus;
+  pageSize?: number;
+}
+
+export interface AccountWithLink {
+  account: ConnectedAccount;
+  /** A link for the end user to authorize, when the account is not ACTIVE. */
+  authorizationLink: AuthorizationLinkResult | undefined;
+}
+
+export class ConnectedAccounts {
+  constructor(private readonly transport: Transport) {}
+
+  async authorizationLink(input: AuthorizationLinkInput): Promise<AuthorizationLinkResult> {
+    const raw = await this.transport.json<Raw>({
+      method: 'POST',
+      path: '/api/v1/connected-accounts/authorization-link',
+      json: {
+        connection_name: input.connectionName,
+        identifier: input.identifier,
+        redirect_url: input.redirectUrl,
+        state: input.state,
+      },
+    });
+    return camelKeys(raw);
+  }
+
+  list(options: ListAccountsOptions = {}): PageList<ConnectedAccount> {
+    return new PageList(async (pageToken) => {
+      const raw = await this.transport.json<{ data: Raw[]; next_page_token: string | null }>({
+        method: 'GET',
+        path: '/api/v1/connected-accounts',
+        query: {
+          connection_name: options.connectionName,
+          identifier: options.identifier,
+          status: options.status,
+          page_size: options.pageSize,
+          page_token: pageToken,
+        },
+      });
+      return {
+        data: raw.data.map((a) => camelKeys<ConnectedAccount>(a)),
+        nextPageToken: raw.next_page_token,
+      };
+    });
+  }
+
+  async get(id: string): Promise<ConnectedAccount> {
+    return camelKeys(
+      await this.transport.json<Raw>({ method: 'GET', path: `/api/v1/connected-accounts/${segment(id)}` }),
+    );
+  }
+
+  /** Revokes the grant at the provider where it can and wipes the tokens: the account becomes DISCONNECTED. */
+  async delete(id: string): Promise<ConnectedAccount> {
+    return camelKeys(
+      await this.transport.json<Raw>({ method: 'DELETE', path: `/api/v1/connected-accounts/${segment(id)}` }),
+    );
+  }
+
+  /**
+   * The end user's account on a connection, created (PENDING_AUTH) if there is none yet; when it
+   * is not ACTIVE, a fresh authorization link comes with it to send to the user.
+   */
+  async getOrCreate(input: AuthorizationLinkInput): Promise<AccountWithLink> {
+    const { data } = await this.list({
+      connectionName: input.connectionName,
+      identifier: input.identifier,
+      pageSize: 1,
+    });
+    const existing = data[0];
+    if (existing?.status === 'ACTIVE') return { account: existing, authorizationLink: undefined };
+    // Making a link creates the account when it is missing, and never changes an existing one's status.
+    const link = await this.authorizationLink(input);
+    return { account: await this.get(link.connectedAccountId), authorizationLink: link };
+  }
+}
