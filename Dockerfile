@@ -6,11 +6,13 @@ WORKDIR /app
 # Manifests first, so the dependency layer is reused until they change.
 COPY package.json package-lock.json ./
 COPY packages/emulators/package.json packages/emulators/package.json
+COPY packages/sdk/package.json packages/sdk/package.json
 COPY packages/gateway/package.json packages/gateway/package.json
 COPY packages/gateway/bin packages/gateway/bin
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.base.json ./
 COPY packages/emulators packages/emulators
+COPY packages/sdk packages/sdk
 COPY packages/gateway packages/gateway
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
@@ -25,6 +27,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/packages/emulators/package.json packages/emulators/package.json
 COPY --from=build /app/packages/emulators/dist packages/emulators/dist
+COPY --from=build /app/packages/sdk/package.json packages/sdk/package.json
+COPY --from=build /app/packages/sdk/dist packages/sdk/dist
 COPY --from=build /app/packages/gateway/package.json packages/gateway/package.json
 COPY --from=build /app/packages/gateway/bin packages/gateway/bin
 COPY --from=build /app/packages/gateway/dist packages/gateway/dist

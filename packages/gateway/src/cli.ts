@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { PorticoConnectionError, PorticoError } from '@portico/sdk';
 import { bootstrapStore } from './auth/bootstrap.js';
 import {
   createGatewayClient,
@@ -7,9 +8,8 @@ import {
   listClients,
   revokeClient,
 } from './auth/client-credentials.js';
+import { API_COMMANDS, runApiCommand, UsageError } from './cli/api-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
-import { parseCreateConnection } from './connections/schemas.js';
-import { ConnectionService } from './connections/service.js';
 import { Problem } from './errors/problem.js';
 import { createGateway, openStore } from './gateway.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
@@ -20,6 +20,7 @@ import { migrate } from './store/migrate.js';
 
 const USAGE = `Usage: portico <command>
 
+Operator commands (open the store; with the embedded database, stop the gateway first):
   start                         run the gateway (default)
   migrate                       apply database migrations
   keys generate                 print a new master key (base64, 32 bytes)
@@ -27,13 +28,27 @@ const USAGE = `Usage: portico <command>
   clients create [--name N]     create a gateway client and print its credentials once
   clients list                  list gateway clients
   clients revoke <client_id>    revoke a client; its tokens stop working at once
-  connections create --name N --provider P [--client-id ID --client-secret S] [--scopes a,b] [--sandbox]
-  connections list
-  connections get <name>
-  connections delete <name>
 
-Configuration comes from the environment (see README). With the embedded database, commands that
-open the store refuse to run while a gateway has it open: stop the gateway first.`;
+Commands for a running gateway (its HTTP API: PORTICO_ENV_URL or --env-url, default
+http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Tables by default,
+--json for scripts:
+  connections list [--provider P]
+  connections get <name>
+  connections create --name N --provider P [--client-id ID --client-secret S] [--scopes a,b]
+                     [--sandbox] [--tenant T] [--display-name D]
+  connections update <name> [--client-id ID] [--client-secret S] [--scopes a,b] [--tenant T] [--display-name D]
+  connections delete <name>
+  accounts list [--connection C] [--identifier I] [--status ACTIVE|EXPIRED|PENDING_AUTH|DISCONNECTED]
+  accounts get <ca_…>
+  accounts delete <ca_…>        revoke at the provider and disconnect
+  link <connection> <identifier> [--redirect-url U] [--state S]
+  tools list [--provider P] [--format json_schema|openai|anthropic|mcp]
+  tools get <name> [--format F]
+  tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
+  executions list [--tool T] [--identifier I] [--status success|error]
+  executions get <exec_…>
+
+Configuration comes from the environment (see README).`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -125,6 +140,18 @@ async function main(argv: string[]): Promise<number> {
       'client-secret': { type: 'string' },
       scopes: { type: 'string' },
       sandbox: { type: 'boolean' },
+      tenant: { type: 'string' },
+      'display-name': { type: 'string' },
+      'env-url': { type: 'string' },
+      json: { type: 'boolean' },
+      format: { type: 'string' },
+      identifier: { type: 'string' },
+      connection: { type: 'string' },
+      status: { type: 'string' },
+      tool: { type: 'string' },
+      input: { type: 'string' },
+      'redirect-url': { type: 'string' },
+      state: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -136,6 +163,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'keys' && sub === 'generate') {
     process.stdout.write(`${generateMasterKey()}\n`);
     return 0;
+  }
+  if (API_COMMANDS.has(command)) {
+    return runApiCommand({ command, sub, args: positionals.slice(2), values, env: process.env });
   }
   const config = loadConfig();
 
@@ -186,54 +216,10 @@ async function main(argv: string[]): Promise<number> {
         print({ client_id: arg, revoked: true });
         return 0;
       });
-    case 'connections create':
-    case 'connections list':
-    case 'connections get':
-    case 'connections delete': {
-      const { keyring } = await loadKeyring({
-        masterKeys: config.masterKeys,
-        usesPostgres: Boolean(config.databaseUrl),
-        dataDir: config.dataDir,
-      });
-      return withStore(config, async (db) => {
-        const service = new ConnectionService({ db, keyring, publicUrl: config.publicUrl });
-        const env = await defaultEnvironmentId(db);
-        if (sub === 'create') {
-          const body = parseCreateConnection({
-            name: values.name,
-            provider: values.provider,
-            ...(values['client-id'] ? { client_id: values['client-id'] } : {}),
-            ...(values['client-secret'] ? { client_secret: values['client-secret'] } : {}),
-            ...(values.scopes !== undefined
-              ? {
-                  scopes: values.scopes
-                    .split(',')
-                    .map((s) => s.trim())
-                    .filter(Boolean),
-                }
-              : {}),
-            ...(values.sandbox ? { sandbox: true } : {}),
-          });
-          print(service.view(await service.create(env, body)));
-        } else if (sub === 'list') {
-          print({ data: (await service.list(env, { page_size: 100 })).rows.map((r) => service.view(r)) });
-        } else {
-          if (!arg) throw new UsageError(`connections ${sub} needs a connection name`);
-          if (sub === 'get') print(service.view(await service.get(env, arg)));
-          else {
-            await service.remove(env, arg);
-            print({ name: arg, deleted: true });
-          }
-        }
-        return 0;
-      });
-    }
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }
 }
-
-class UsageError extends Error {}
 
 main(process.argv.slice(2)).then(
   (code) => {
@@ -250,6 +236,16 @@ main(process.argv.slice(2)).then(
     } else if (error instanceof Problem) {
       process.stderr.write(`error (${error.code}): ${error.detail}\n`);
       for (const e of error.options.errors ?? []) process.stderr.write(`  ${e.path}: ${e.message}\n`);
+    } else if (error instanceof PorticoError) {
+      process.stderr.write(`error (${error.code}): ${error.detail}\n`);
+      for (const e of error.errors) process.stderr.write(`  ${e.path}: ${e.message}\n`);
+      if (error.authorizationLink)
+        process.stderr.write(`  authorization link: ${error.authorizationLink.link}\n`);
+    } else if (error instanceof PorticoConnectionError) {
+      const cause = error.cause as { cause?: { code?: string }; message?: string } | undefined;
+      process.stderr.write(
+        `${error.message} (${cause?.cause?.code ?? cause?.message ?? 'network error'}). Is it running? Set PORTICO_ENV_URL or --env-url.\n`,
+      );
     } else if (
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')

@@ -179,69 +179,84 @@ describe('portico commands', () => {
     expect(again.stderr).toMatch(/no active client/);
   });
 
-  it('manages connections and reports validation errors by field', async () => {
+  it('manages connections through a running embedded gateway, and what it reports persists', async () => {
     const env = await dataDirEnv();
-    const created = runCli(
-      [
-        'connections',
-        'create',
-        '--name',
-        'crm',
-        '--provider',
-        'hubspot',
-        '--client-id',
-        'hid',
-        '--client-secret',
-        'hsecret',
-        '--scopes',
-        'oauth,crm.objects.contacts.read',
-      ],
-      env,
-    );
-    expect(created.status, created.stderr).toBe(0);
-    const view = JSON.parse(created.stdout) as Record<string, unknown>;
-    expect(view).toMatchObject({
-      name: 'crm',
-      provider: 'hubspot',
-      scopes: ['oauth', 'crm.objects.contacts.read'],
-    });
-    expect(created.stdout).not.toContain('hsecret');
-    expect(JSON.parse(runCli(['connections', 'get', 'crm'], env).stdout)).toEqual(view);
-    expect(
-      (JSON.parse(runCli(['connections', 'list'], env).stdout) as { data: unknown[] }).data,
-    ).toHaveLength(1);
-
-    const bad = runCli(['connections', 'create', '--name', 'x', '--provider', 'myspace'], env);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr).toMatch(/error \(invalid_input\): The connection is invalid: provider/);
-
-    expect(runCli(['connections', 'delete', 'crm'], env).status).toBe(0);
-    const missing = runCli(['connections', 'get', 'crm'], env);
-    expect(missing.status).toBe(1);
-    expect(missing.stderr).toMatch(/connection_not_found/);
+    const running = await startCli(env);
+    try {
+      const [, clientId, clientSecret] = CREDENTIALS.exec(running.stdout())!;
+      const api = {
+        ...env,
+        PORTICO_ENV_URL: running.url,
+        PORTICO_CLIENT_ID: clientId!,
+        PORTICO_CLIENT_SECRET: clientSecret!,
+      };
+      const created = runCli(
+        [
+          'connections',
+          'create',
+          '--name',
+          'crm',
+          '--provider',
+          'hubspot',
+          '--client-id',
+          'hid',
+          '--client-secret',
+          'hsecret',
+        ],
+        api,
+      );
+      expect(created.status, created.stderr).toBe(0);
+      expect(created.stdout).toMatch(/^name:\s+crm$/m);
+      expect(created.stdout).not.toContain('hsecret');
+      running.child.kill('SIGTERM');
+      await running.exited;
+      const restarted = await startCli(env);
+      try {
+        const again = runCli(['connections', 'get', 'crm', '--json'], {
+          ...api,
+          PORTICO_ENV_URL: restarted.url,
+        });
+        expect(again.status, again.stderr).toBe(0);
+        expect(JSON.parse(again.stdout)).toMatchObject({ name: 'crm', provider: 'hubspot', clientId: 'hid' });
+      } finally {
+        restarted.child.kill('SIGTERM');
+        await restarted.exited;
+      }
+    } finally {
+      running.child.kill('SIGTERM');
+      await running.exited;
+    }
   });
 
   it('rotates keys: secrets sealed under the old key open with the new key alone', async () => {
     const env = await dataDirEnv();
     const oldKey = generateMasterKey();
     const newKey = generateMasterKey();
-    expect(
-      runCli(
-        [
-          'connections',
-          'create',
-          '--name',
-          'n',
-          '--provider',
-          'notion',
-          '--client-id',
-          'i',
-          '--client-secret',
-          's',
-        ],
-        { ...env, PORTICO_MASTER_KEY: oldKey },
-      ).status,
-    ).toBe(0);
+    // A sealed secret to re-seal: a connection made through a gateway running on the old key.
+    const running = await startCli({ ...env, PORTICO_MASTER_KEY: oldKey });
+    const [, clientId, clientSecret] = CREDENTIALS.exec(running.stdout())!;
+    const created = runCli(
+      [
+        'connections',
+        'create',
+        '--name',
+        'n',
+        '--provider',
+        'notion',
+        '--client-id',
+        'i',
+        '--client-secret',
+        's',
+      ],
+      {
+        PORTICO_ENV_URL: running.url,
+        PORTICO_CLIENT_ID: clientId!,
+        PORTICO_CLIENT_SECRET: clientSecret!,
+      },
+    );
+    running.child.kill('SIGTERM');
+    await running.exited;
+    expect(created.status, created.stderr).toBe(0);
     const rotated = runCli(['keys', 'rotate'], { ...env, PORTICO_MASTER_KEY: `${newKey},${oldKey}` });
     expect(rotated.status, rotated.stderr).toBe(0);
     expect(JSON.parse(rotated.stdout)).toMatchObject({ resealed: 1, already_current: 0 });

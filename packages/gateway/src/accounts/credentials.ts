@@ -288,7 +288,8 @@ export class CredentialManager {
   /** The cached credential when it is far enough from expiry; records the use. */
   private fresh(accountId: string): Credential | undefined {
     const cached = this.byAccount.get(accountId);
-    if (!cached) return undefined;
+    // While the listener is down a deletion elsewhere would go unheard: read through instead.
+    if (!cached || !this.deps.db.listening()) return undefined;
     const { credential } = cached;
     if (cached.until <= this.clock() || this.needsRefresh(credential.provider, credential.expiresAt)) {
       return undefined;

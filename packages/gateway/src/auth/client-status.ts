@@ -25,7 +25,8 @@ export class ClientStatusCache {
   /** True when the client is known to be active without asking the database (the hot path). */
   knownActive(clientId: string): boolean {
     const cached = this.active.get(clientId);
-    return cached !== undefined && cached.until > Date.now();
+    // While the listener is down a revocation would go unheard: ask the database instead.
+    return cached !== undefined && cached.until > Date.now() && this.db.listening();
   }
 
   async isActive(clientId: string): Promise<boolean> {

@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { PROVIDER_KEYS } from '../providers/catalog.js';
-import { compileValidator } from '../validation/validator.js';
 
 const name = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
@@ -74,9 +73,3 @@ export const ListConnectionsQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListConnectionsQuery = Static<typeof ListConnectionsQuery>;
-
-/** Validators for callers outside HTTP (the CLI); routes validate through their declared schemas. */
-export const parseCreateConnection = compileValidator<CreateConnectionBody>(
-  CreateConnectionBody,
-  'The connection',
-);

@@ -57,7 +57,7 @@ export class ConnectionService {
     };
   }
 
-  /** `body` has passed the CreateConnectionBody schema (route schema or `parseCreateConnection`). */
+  /** `body` has passed the CreateConnectionBody schema (the route's schema). */
   async create(environmentId: string, body: CreateConnectionBody): Promise<ConnectionRow> {
     const sandbox = body.sandbox ?? false;
     if (sandbox && this.deps.sandboxAvailable === false) {

@@ -200,6 +200,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     async query<R>(sql: string, params?: unknown[]) {
       try {
         const result = await pool.query(sql, params as unknown[]);
+        // The database answers again: listen again now rather than at the next backoff step.
+        if (lost && !connecting && !closed) connectListener().catch(() => {});
         return result.rows as R[];
       } catch (error) {
         throw unavailableOr(error);

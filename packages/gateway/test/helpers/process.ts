@@ -13,6 +13,39 @@ export function runCli(args: string[], env: Record<string, string>) {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/**
+ * Runs `portico <args>` without blocking this process (an in-process gateway must go on answering
+ * it); `input` is written to its standard input.
+ */
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string>,
+  input?: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', PORTICO_LOG_LEVEL: 'warn', ...env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  child.stdin.end(input ?? '');
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`portico ${args.join(' ')} did not finish:\n${stdout}\n${stderr}`));
+    }, 60_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
 export interface RunningGateway {
   child: ChildProcessWithoutNullStreams;
   url: string;

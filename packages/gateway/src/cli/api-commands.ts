@@ -1,0 +1,270 @@
+import { readFile } from 'node:fs/promises';
+import {
+  type AccountStatus,
+  type ConnectedAccount,
+  type Connection,
+  type Execution,
+  Portico,
+  type ProviderKey,
+  type ToolDefinition,
+} from '@portico/sdk';
+import { type Column, printFields, printJson, printTable } from './output.js';
+
+/**
+ * Commands that act on a running gateway through its HTTP API (with the SDK), so they work while
+ * the embedded gateway holds its store and never write around it.
+ */
+export const API_COMMANDS = new Set(['connections', 'accounts', 'link', 'tools', 'executions', 'mcp-tokens']);
+
+export interface ApiArgs {
+  command: string;
+  sub: string | undefined;
+  args: string[];
+  values: Record<string, string | boolean | undefined>;
+  env: NodeJS.ProcessEnv;
+}
+
+/** A usage mistake: printed with the usage text, exit code 2. */
+export class UsageError extends Error {}
+
+export function gatewayClient(values: ApiArgs['values'], env: NodeJS.ProcessEnv): Portico {
+  const envUrl =
+    (values['env-url'] as string | undefined) ??
+    env.PORTICO_ENV_URL ??
+    `http://127.0.0.1:${env.PORTICO_PORT ?? '8080'}`;
+  const clientId = env.PORTICO_CLIENT_ID;
+  const clientSecret = env.PORTICO_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new UsageError(
+      'Set PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET to a gateway client (printed at the first start, or made with `portico clients create` while the gateway is stopped).',
+    );
+  }
+  return new Portico({ envUrl, clientId, clientSecret });
+}
+
+const CONNECTION_COLUMNS: Column<Connection>[] = [
+  { header: 'NAME', value: (c) => c.name },
+  { header: 'PROVIDER', value: (c) => c.provider },
+  { header: 'SANDBOX', value: (c) => (c.sandbox ? 'yes' : 'no') },
+  { header: 'SCOPES', value: (c) => c.scopes, max: 40 },
+  { header: 'REDIRECT URI', value: (c) => c.redirectUri },
+];
+
+const ACCOUNT_COLUMNS: Column<ConnectedAccount>[] = [
+  { header: 'ID', value: (a) => a.id },
+  { header: 'CONNECTION', value: (a) => a.connectionName },
+  { header: 'IDENTIFIER', value: (a) => a.identifier, max: 40 },
+  { header: 'STATUS', value: (a) => a.status },
+  { header: 'LAST USED', value: (a) => a.lastUsedAt },
+];
+
+const TOOL_COLUMNS: Column<ToolDefinition>[] = [
+  { header: 'NAME', value: (t) => t.name },
+  { header: 'PROVIDER', value: (t) => t.provider },
+  {
+    header: 'KIND',
+    value: (t) => (t.annotations.readOnly ? 'read' : t.annotations.destructive ? 'destructive' : 'write'),
+  },
+  { header: 'DESCRIPTION', value: (t) => t.description.split(/(?<=\.)\s/)[0], max: 80 },
+];
+
+const EXECUTION_COLUMNS: Column<Execution>[] = [
+  { header: 'ID', value: (e) => e.id },
+  { header: 'TOOL', value: (e) => e.toolName },
+  { header: 'IDENTIFIER', value: (e) => e.identifier, max: 30 },
+  { header: 'STATUS', value: (e) => e.status },
+  { header: 'ERROR', value: (e) => e.errorCode },
+  { header: 'MS', value: (e) => e.durationMs },
+  { header: 'STARTED', value: (e) => e.startedAt },
+];
+
+function list(values: ApiArgs['values'], name: string): string[] | undefined {
+  const raw = values[name];
+  if (typeof raw !== 'string') return undefined;
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function str(values: ApiArgs['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function needArg(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(what);
+  return value;
+}
+
+/** `--input` as JSON text, `@file` or `-` (standard input). */
+async function toolInput(raw: string | undefined): Promise<Record<string, unknown>> {
+  if (raw === undefined) return {};
+  let text = raw;
+  if (raw === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    text = Buffer.concat(chunks).toString('utf8');
+  } else if (raw.startsWith('@')) {
+    text = await readFile(raw.slice(1), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`--input ${raw}: cannot read the file (${error.code ?? error.message}).`);
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `--input is not valid JSON (${(error as Error).message}); pass an object such as '{"page_size": 10}'.`,
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new UsageError('--input must be a JSON object such as \'{"page_size": 10}\'.');
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export async function runApiCommand({ command, sub, args, values, env }: ApiArgs): Promise<number> {
+  const portico = gatewayClient(values, env);
+  const asJson = values.json === true;
+  const show = <T extends object>(rows: T[], columns: Column<T>[]) =>
+    asJson ? printJson({ data: rows }) : printTable(rows, columns);
+  const showOne = (value: object) => (asJson ? printJson(value) : printFields(value));
+
+  switch (command === 'link' ? 'link' : `${command} ${sub ?? ''}`.trim()) {
+    case 'connections list': {
+      const provider = str(values, 'provider') as ProviderKey | undefined;
+      show(await portico.connections.list(provider ? { provider } : {}).toArray(), CONNECTION_COLUMNS);
+      return 0;
+    }
+    case 'connections get':
+      showOne(await portico.connections.get(needArg(args[0], 'connections get needs a connection name')));
+      return 0;
+    case 'connections create': {
+      const scopes = list(values, 'scopes');
+      showOne(
+        await portico.connections.create({
+          name: needArg(str(values, 'name'), 'connections create needs --name'),
+          provider: needArg(str(values, 'provider'), 'connections create needs --provider') as ProviderKey,
+          ...(str(values, 'client-id') ? { clientId: str(values, 'client-id')! } : {}),
+          ...(str(values, 'client-secret') ? { clientSecret: str(values, 'client-secret')! } : {}),
+          ...(scopes ? { scopes } : {}),
+          ...(values.sandbox ? { sandbox: true } : {}),
+          ...(str(values, 'tenant') ? { tenant: str(values, 'tenant')! } : {}),
+          ...(str(values, 'display-name') ? { displayName: str(values, 'display-name')! } : {}),
+        }),
+      );
+      return 0;
+    }
+    case 'connections update': {
+      const scopes = list(values, 'scopes');
+      showOne(
+        await portico.connections.update(needArg(args[0], 'connections update needs a connection name'), {
+          ...(str(values, 'client-id') ? { clientId: str(values, 'client-id')! } : {}),
+          ...(str(values, 'client-secret') ? { clientSecret: str(values, 'client-secret')! } : {}),
+          ...(scopes ? { scopes } : {}),
+          ...(str(values, 'tenant') ? { tenant: str(values, 'tenant')! } : {}),
+          ...(str(values, 'display-name') ? { displayName: str(values, 'display-name')! } : {}),
+        }),
+      );
+      return 0;
+    }
+    case 'connections delete': {
+      const name = needArg(args[0], 'connections delete needs a connection name');
+      await portico.connections.delete(name);
+      showOne({ name, deleted: true });
+      return 0;
+    }
+    case 'accounts list': {
+      const status = str(values, 'status') as AccountStatus | undefined;
+      const accounts = portico.connectedAccounts.list({
+        ...(str(values, 'connection') ? { connectionName: str(values, 'connection')! } : {}),
+        ...(str(values, 'identifier') ? { identifier: str(values, 'identifier')! } : {}),
+        ...(status ? { status } : {}),
+      });
+      show(await accounts.toArray(), ACCOUNT_COLUMNS);
+      return 0;
+    }
+    case 'accounts get':
+      showOne(
+        await portico.connectedAccounts.get(needArg(args[0], 'accounts get needs an account id (ca_…)')),
+      );
+      return 0;
+    case 'accounts delete':
+      showOne(
+        await portico.connectedAccounts.delete(
+          needArg(args[0], 'accounts delete needs an account id (ca_…)'),
+        ),
+      );
+      return 0;
+    case 'link': {
+      const [connectionName, identifier] = [sub, args[0]];
+      if (!connectionName || !identifier) throw new UsageError('link needs CONNECTION IDENTIFIER');
+      const link = await portico.getAuthorizationLink({
+        connectionName,
+        identifier,
+        ...(str(values, 'redirect-url') ? { redirectUrl: str(values, 'redirect-url')! } : {}),
+        ...(str(values, 'state') ? { state: str(values, 'state')! } : {}),
+      });
+      if (asJson) printJson(link);
+      else
+        process.stdout.write(
+          `${link.link}\n(works once; expires ${link.expiresAt}; account ${link.connectedAccountId})\n`,
+        );
+      return 0;
+    }
+    case 'tools list': {
+      const provider = str(values, 'provider') as ProviderKey | undefined;
+      const format = str(values, 'format');
+      if (format && format !== 'json_schema') {
+        // An LLM format is for pasting into code: always JSON.
+        printJson({
+          data: await portico.tools.list({ ...(provider ? { provider } : {}), format: format as 'openai' }),
+        });
+      } else {
+        show(await portico.tools.list(provider ? { provider } : {}), TOOL_COLUMNS);
+      }
+      return 0;
+    }
+    case 'tools get': {
+      const name = needArg(args[0], 'tools get needs a tool name');
+      const format = str(values, 'format');
+      printJson(
+        format && format !== 'json_schema'
+          ? await portico.tools.get(name, { format: format as 'openai' })
+          : await portico.tools.get(name),
+      );
+      return 0;
+    }
+    case 'tools run': {
+      const toolName = needArg(args[0], 'tools run needs a tool name');
+      const result = await portico.executeTool({
+        toolName,
+        identifier: needArg(str(values, 'identifier'), 'tools run needs --identifier'),
+        toolInput: await toolInput(str(values, 'input')),
+        ...(str(values, 'connection') ? { connectionName: str(values, 'connection')! } : {}),
+      });
+      printJson(asJson ? result : result.data);
+      if (!asJson) process.stderr.write(`execution ${result.executionId}\n`);
+      return 0;
+    }
+    case 'executions list': {
+      const status = str(values, 'status') as 'success' | 'error' | undefined;
+      const executions = portico.executions.list({
+        ...(str(values, 'tool') ? { toolName: str(values, 'tool')! } : {}),
+        ...(str(values, 'identifier') ? { identifier: str(values, 'identifier')! } : {}),
+        ...(status ? { status } : {}),
+        pageSize: 100,
+      });
+      show((await executions).data, EXECUTION_COLUMNS);
+      return 0;
+    }
+    case 'executions get':
+      showOne(
+        await portico.executions.get(needArg(args[0], 'executions get needs an execution id (exec_…)')),
+      );
+      return 0;
+    default:
+      throw new UsageError(`unknown command "${[command, sub, ...args].filter(Boolean).join(' ')}"`);
+  }
+}

@@ -1,0 +1,196 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { runCliAsync } from './helpers/process.js';
+
+describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) => {
+  let t: TestGateway;
+  let env: Record<string, string>;
+  const cli = (args: string[], input?: string) => runCliAsync(args, env, input);
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    env = { PORTICO_ENV_URL: t.url, PORTICO_CLIENT_ID: t.clientId, PORTICO_CLIENT_SECRET: t.clientSecret };
+    await sandboxAccount(t, { provider: 'notion', identifier: 'user_42', connection: 'notes' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('manages connections: create, table and JSON listings, update, delete; the secret never printed', async () => {
+    const created = await cli([
+      'connections',
+      'create',
+      '--name',
+      'crm',
+      '--provider',
+      'hubspot',
+      '--client-id',
+      'hid',
+      '--client-secret',
+      'hsecret',
+      '--scopes',
+      'oauth,crm.objects.contacts.read',
+      '--json',
+    ]);
+    expect(created.status, created.stderr).toBe(0);
+    const view = JSON.parse(created.stdout) as Record<string, unknown>;
+    expect(view).toMatchObject({
+      name: 'crm',
+      provider: 'hubspot',
+      scopes: ['oauth', 'crm.objects.contacts.read'],
+    });
+    expect(created.stdout).not.toContain('hsecret');
+
+    const table = await cli(['connections', 'list']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+PROVIDER\s+SANDBOX\s+SCOPES\s+REDIRECT URI$/);
+    expect(table.stdout).toMatch(/^crm\s+hubspot\s+no\s+oauth,crm\.objects\.contacts\.read\s+http/m);
+    const listed = JSON.parse((await cli(['connections', 'list', '--json'])).stdout) as {
+      data: { name: string }[];
+    };
+    expect(listed.data.map((c) => c.name).sort()).toEqual(['crm', 'notes']);
+
+    const updated = await cli(['connections', 'update', 'crm', '--scopes', 'oauth', '--json']);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ scopes: ['oauth'] });
+    // The gateway itself sees the change (no write around it).
+    expect(await (await t.api('/api/v1/connections/crm')).json()).toMatchObject({ scopes: ['oauth'] });
+
+    expect((await cli(['connections', 'delete', 'crm'])).status).toBe(0);
+    const missing = await cli(['connections', 'get', 'crm']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^error \(connection_not_found\): No connection is named "crm"/);
+  });
+
+  it("prints a bad request's problem detail and field errors, exiting non-zero", async () => {
+    const bad = await cli(['connections', 'create', '--name', 'x', '--provider', 'myspace']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^error \(invalid_input\): .*provider/);
+    expect(bad.stderr).toMatch(/\/provider: /);
+    const usage = await cli(['tools', 'run', 'notes_user_list']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/tools run needs --identifier/);
+  });
+
+  it('issues a link and lists, gets and deletes accounts', async () => {
+    const link = await cli(['link', 'notes', 'user_77']);
+    expect(link.status, link.stderr).toBe(0);
+    expect(link.stdout).toMatch(
+      new RegExp(`^${t.url}/connect/\\w+\\n\\(works once; expires .*; account ca_\\w+\\)`),
+    );
+    const table = await cli(['accounts', 'list', '--connection', 'notes']);
+    expect(table.stdout).toMatch(/^ca_\w+\s+notes\s+user_42\s+ACTIVE/m);
+    expect(table.stdout).toMatch(/^ca_\w+\s+notes\s+user_77\s+PENDING_AUTH/m);
+    const active = JSON.parse((await cli(['accounts', 'list', '--status', 'ACTIVE', '--json'])).stdout) as {
+      data: { id: string; identifier: string }[];
+    };
+    expect(active.data.map((a) => a.identifier)).toEqual(['user_42']);
+    const id = active.data[0]!.id;
+    expect((await cli(['accounts', 'get', id])).stdout).toMatch(/^status:\s+ACTIVE$/m);
+    const deleted = await cli(['accounts', 'delete', id, '--json']);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ id, status: 'DISCONNECTED' });
+    // Put it back for the tool tests.
+    await sandboxAccount(t, { provider: 'notion', identifier: 'user_42', connection: 'notes' });
+  });
+
+  it('lists tools as a table or in an LLM format, runs one with input from JSON, a file or stdin', async () => {
+    const table = await cli(['tools', 'list', '--provider', 'notion']);
+    expect(table.stdout).toMatch(/^notes_user_list\s+notion\s+read\s+/m);
+    expect(table.stdout).not.toMatch(/^crm_/m);
+    const openai = JSON.parse(
+      (await cli(['tools', 'list', '--provider', 'hubspot', '--format', 'openai'])).stdout,
+    ) as {
+      data: { type: string; function: { name: string } }[];
+    };
+    expect(
+      openai.data.every((tool) => tool.type === 'function' && tool.function.name.startsWith('crm_')),
+    ).toBe(true);
+
+    const inline = await cli([
+      'tools',
+      'run',
+      'notes_user_list',
+      '--identifier',
+      'user_42',
+      '--input',
+      '{"page_size":1}',
+    ]);
+    expect(inline.status, inline.stderr).toBe(0);
+    expect((JSON.parse(inline.stdout) as { results: unknown[] }).results).toHaveLength(1);
+    const executionId = /execution (exec_\w+)/.exec(inline.stderr)![1]!;
+    const execution = await cli(['executions', 'get', executionId, '--json']);
+    expect(JSON.parse(execution.stdout)).toMatchObject({
+      id: executionId,
+      toolName: 'notes_user_list',
+      status: 'success',
+    });
+
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'portico-cli-')), 'input.json');
+    await writeFile(file, '{"page_size": 2}');
+    const fromFile = await cli([
+      'tools',
+      'run',
+      'notes_user_list',
+      '--identifier',
+      'user_42',
+      '--input',
+      `@${file}`,
+      '--json',
+    ]);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ executionId: expect.stringMatching(/^exec_/) });
+    const fromStdin = await cli(
+      ['tools', 'run', 'notes_user_list', '--identifier', 'user_42', '--input', '-'],
+      '{"page_size": 1}',
+    );
+    expect(fromStdin.status, fromStdin.stderr).toBe(0);
+
+    const invalid = await cli([
+      'tools',
+      'run',
+      'notes_user_list',
+      '--identifier',
+      'user_42',
+      '--input',
+      '{"page_size": 1000}',
+    ]);
+    expect(invalid.status).toBe(1);
+    expect(invalid.stderr).toMatch(/error \(invalid_input\)[\s\S]*\/tool_input\/page_size/);
+    const typo = await cli(['tools', 'run', 'notes_user_lst', '--identifier', 'user_42']);
+    expect(typo.stderr).toMatch(/Did you mean "notes_user_list"/);
+    const notJson = await cli([
+      'tools',
+      'run',
+      'notes_user_list',
+      '--identifier',
+      'user_42',
+      '--input',
+      '{page_size',
+    ]);
+    expect(notJson.status).toBe(2);
+    expect(notJson.stderr).toMatch(/--input is not valid JSON/);
+
+    const executions = await cli(['executions', 'list', '--tool', 'notes_user_list', '--status', 'error']);
+    expect(executions.stdout).toMatch(/^exec_\w+\s+notes_user_list\s+user_42\s+error\s+invalid_input/m);
+  });
+
+  it('says how to reach the gateway when it cannot, and which credentials are missing', async () => {
+    const unreachable = await runCliAsync(['connections', 'list'], {
+      ...env,
+      PORTICO_ENV_URL: 'http://127.0.0.1:65530',
+    });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toMatch(
+      /^Could not reach the Portico gateway at http:\/\/127\.0\.0\.1:65530.*ECONNREFUSED.*Is it running\?/,
+    );
+    const anonymous = await runCliAsync(['connections', 'list'], { PORTICO_ENV_URL: t.url });
+    expect(anonymous.status).toBe(2);
+    expect(anonymous.stderr).toMatch(/Set PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET/);
+    const wrong = await runCliAsync(['connections', 'list'], { ...env, PORTICO_CLIENT_SECRET: 'pcs_wrong' });
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/invalid_client/);
+  });
+});
