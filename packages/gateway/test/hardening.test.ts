@@ -307,6 +307,24 @@ describe('slow clients', () => {
     }
   });
 
+  it('times out a stalled body on the proxy, the sandbox and routes that read none (408 or closed)', async () => {
+    await sandboxAccount(t, { provider: 'notion', identifier: 'stall' });
+    const auth = `Authorization: Bearer ${await t.token()}\r\n`;
+    const partial = 'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":';
+    for (const [head, answered] of [
+      [
+        `POST /proxy/v1/search HTTP/1.1\r\nHost: x\r\n${auth}connection_name: sandbox-notion\r\nidentifier: stall\r\n`,
+        408,
+      ],
+      ['POST /sandbox/notion/v1/oauth/token HTTP/1.1\r\nHost: x\r\n', 408],
+      ['GET /openapi.json HTTP/1.1\r\nHost: x\r\n', 200],
+    ] as const) {
+      const { answer, closedAfterMs } = await stall(`${head}${partial}`);
+      expect(answer, head).toMatch(new RegExp(`^HTTP/1\\.1 ${answered}`));
+      expect(closedAfterMs, head).toBeLessThan(5000);
+    }
+  });
+
   it('closes a connection whose headers never finish', async () => {
     const { answer, closedAfterMs } = await stall('GET /api/v1/connections HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
