@@ -5,6 +5,7 @@ import { revokeClient } from '../src/auth/client-credentials.js';
 import { deactivateAccount } from '../src/store/accounts.js';
 import { openDatabase } from '../src/store/db.js';
 import { BACKENDS, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
+import { cuttablePostgres } from './helpers/cuttable-postgres.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
@@ -187,7 +188,7 @@ describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
     try {
       const token = await t.token();
       expect((await t.api('/api/v1/connections', { token })).status).toBe(200);
-      pgCut.cut(60_000);
+      void pgCut.cut(60_000);
       const list = await t.api('/api/v1/connections', { token });
       expect(list.status).toBe(503);
       expect(list.headers.get('retry-after')).toBe('1');
@@ -209,41 +210,6 @@ describe.runIf(postgresAvailable)('PostgreSQL out of reach', () => {
     }
   });
 });
-
-/** A TCP pass-through to PostgreSQL that can drop every connection and refuse new ones for a while. */
-async function cuttablePostgres() {
-  const target = new URL(POSTGRES_URL);
-  const sockets = new Set<net.Socket>();
-  let refusing = false;
-  const server = net.createServer((client) => {
-    if (refusing) return client.destroy();
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => {});
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    url: `postgres://${target.username}@127.0.0.1:${port}${target.pathname}`,
-    /** Drops every connection and refuses new ones for `ms`. */
-    cut(ms: number) {
-      refusing = true;
-      for (const s of sockets) s.destroy();
-      setTimeout(() => {
-        refusing = false;
-      }, ms).unref();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe.runIf(postgresAvailable)('a replica whose database connection drops', () => {
   it('forgets cached clients and credentials when its listener comes back, and says not ready meanwhile', async () => {
@@ -271,7 +237,7 @@ describe.runIf(postgresAvailable)('a replica whose database connection drops', (
       expect((await fetch(`${cutReplica.url}/proxy/v1/users/me`, { headers: routed })).status).toBe(200);
       expect((await fetch(`${cutReplica.url}/proxy/v1/users/me`, { headers: routed })).status).toBe(200);
 
-      pgCut.cut(2000);
+      void pgCut.cut(2000);
       // Changes made elsewhere while this replica cannot hear them.
       await deactivateAccount(other, accountId, 'DISCONNECTED', 'Disconnected on another replica.');
       await other.notify(ACCOUNT_CHANNEL, accountId);
@@ -338,6 +304,24 @@ describe('slow clients', () => {
       expect(answer, path).toMatch(/^HTTP\/1\.1 408/);
       expect(answer, path).toContain('"code":"request_timeout"');
       expect(closedAfterMs, path).toBeLessThan(5000);
+    }
+  });
+
+  it('times out a stalled body on the proxy, the sandbox and routes that read none (408 or closed)', async () => {
+    await sandboxAccount(t, { provider: 'notion', identifier: 'stall' });
+    const auth = `Authorization: Bearer ${await t.token()}\r\n`;
+    const partial = 'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":';
+    for (const [head, answered] of [
+      [
+        `POST /proxy/v1/search HTTP/1.1\r\nHost: x\r\n${auth}connection_name: sandbox-notion\r\nidentifier: stall\r\n`,
+        408,
+      ],
+      ['POST /sandbox/notion/v1/oauth/token HTTP/1.1\r\nHost: x\r\n', 408],
+      ['GET /openapi.json HTTP/1.1\r\nHost: x\r\n', 200],
+    ] as const) {
+      const { answer, closedAfterMs } = await stall(`${head}${partial}`);
+      expect(answer, head).toMatch(new RegExp(`^HTTP/1\\.1 ${answered}`));
+      expect(closedAfterMs, head).toBeLessThan(5000);
     }
   });
 

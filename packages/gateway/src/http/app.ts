@@ -20,7 +20,7 @@ import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/proxy.js';
-import type { Sandbox } from '../sandbox/sandbox.js';
+import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
@@ -193,26 +193,46 @@ function refuseUnsafeInput(req: FastifyRequest, _reply: FastifyReply, done: (err
 /**
  * A JSON or form body must arrive within `ms` of its headers: a client that stalls halfway would
  * otherwise hold a socket (and, on /oauth/token, an unauthenticated one) for as long as it likes.
- * The answer is 408 and the connection is closed, since the rest of the body may still come.
+ * The answer is 408 and the connection is closed, since the rest of the body may still come. A
+ * route that answered without reading its body (a GET sent with one) closes the connection at the
+ * same deadline. Under /sandbox the deadline is a pause between chunks instead (the emulators
+ * take uploads of any size).
  */
 function bodyDeadline(ms: number) {
   return (req: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const raw = req.raw;
-    if (raw.complete || !hasBody(raw.headers)) {
+    // The proxy reads (or streams) its bodies itself, with its own deadlines.
+    if (raw.complete || !hasBody(raw.headers) || req.url.startsWith(`${PROXY_PREFIX}/`)) {
       done();
       return;
     }
-    const timer = setTimeout(() => {
-      if (raw.complete || reply.raw.headersSent) return;
+    const idle = req.url.startsWith(`${SANDBOX_PREFIX}/`);
+    const expire = () => {
+      if (raw.complete) return;
+      clearTimeout(timer);
+      if (reply.raw.headersSent) {
+        if (reply.raw.writableFinished) raw.socket?.destroy();
+        else reply.raw.once('finish', () => raw.socket?.destroy());
+        return;
+      }
       const problem = new Problem(
         'request_timeout',
-        `The request body did not arrive within ${ms} ms of its headers; send it again, whole.`,
+        `The request body did not arrive within ${ms} ms${idle ? ' of its previous part' : ' of its headers'}; send it again, whole.`,
       );
       reply.hijack();
       reply.raw.setHeader('connection', 'close');
       answerErrorRaw(reply.raw, problem, String(req.id), req.log);
       reply.raw.on('finish', () => raw.socket?.destroy());
-    }, ms);
+    };
+    // Idle mode watches the bytes the socket has read: listening for data would consume the body.
+    let seen = raw.socket?.bytesRead ?? 0;
+    const timer = idle
+      ? setInterval(() => {
+          const now = raw.socket?.bytesRead ?? 0;
+          if (now === seen) expire();
+          seen = now;
+        }, ms)
+      : setTimeout(expire, ms);
     timer.unref();
     raw.once('end', () => clearTimeout(timer));
     raw.once('close', () => clearTimeout(timer));
@@ -249,12 +269,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   registerProblemHandlers(app);
+  // Every route, including the API description and the sandbox emulators mounted beside Portico's own.
+  app.addHook('onRequest', bodyDeadline(options.bodyTimeoutMs));
   await app.register(formbody);
   await registerApiDescription(app);
 
   // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
   await app.register(async (own) => {
-    own.addHook('onRequest', bodyDeadline(options.bodyTimeoutMs));
     own.addHook('preValidation', refuseUnsafeInput);
     await own.register(healthRoutes, { db: services.db });
     await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
@@ -290,7 +311,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (proxy) => {
       proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
-      await proxy.register(proxyRoutes, { proxy: services.proxy });
+      await proxy.register(proxyRoutes, { proxy: services.proxy, bodyTimeoutMs: options.bodyTimeoutMs });
     },
     { prefix: PROXY_PREFIX },
   );

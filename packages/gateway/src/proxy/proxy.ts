@@ -128,20 +128,44 @@ export class ProxyService {
 
 /**
  * The request body to forward: none, the whole body when small enough to replay after a refresh,
- * otherwise the stream itself. Validation happens before this reads anything.
+ * otherwise the stream itself. Validation happens before this reads anything. A buffered body must
+ * arrive within `deadlineMs`, as Portico's own JSON bodies must (a streamed one is bounded by the
+ * upstream idle timeout instead).
  */
 export async function proxyBody(
   headers: IncomingHttpHeaders,
   raw: IncomingMessage,
+  deadlineMs: number,
 ): Promise<Buffer | Readable | null> {
   if (!hasBody(headers)) return null;
   if (
     headers['transfer-encoding'] === undefined &&
     Number(headers['content-length']) <= REPLAYABLE_BODY_BYTES
   ) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of raw) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const finish = (error?: unknown) => {
+        clearTimeout(timer);
+        raw.off('data', onData).off('end', finish).off('error', finish).off('close', onClose);
+        if (error) reject(error);
+        else resolve(Buffer.concat(chunks));
+      };
+      const onData = (chunk: Buffer) => chunks.push(chunk);
+      const onClose = () => {
+        if (!raw.complete) finish(new Problem('malformed_request', 'The request body ended early.'));
+      };
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Problem(
+              'request_timeout',
+              `The request body did not arrive within ${deadlineMs} ms of its headers; send it again, whole.`,
+            ),
+          ),
+        deadlineMs,
+      );
+      raw.on('data', onData).once('end', finish).once('error', finish).once('close', onClose);
+    });
   }
   return raw;
 }

@@ -33,7 +33,10 @@ function closeIfAnsweredEarly(req: FastifyRequest, res: ServerResponse): void {
  * fast path (./fast-proxy.ts) cannot serve without waiting come here: first use of an account, a
  * body, a problem to report.
  */
-export async function proxyRoutes(app: FastifyInstance, opts: { proxy: ProxyService }): Promise<void> {
+export async function proxyRoutes(
+  app: FastifyInstance,
+  opts: { proxy: ProxyService; bodyTimeoutMs: number },
+): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
   app.route({
@@ -45,7 +48,10 @@ export async function proxyRoutes(app: FastifyInstance, opts: { proxy: ProxyServ
       const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
       // Validated before anything is read from the body or sent anywhere.
       const prepared = await opts.proxy.prepare(call);
-      const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw));
+      const response = await opts.proxy.exchange(
+        prepared,
+        await proxyBody(req.headers, req.raw, opts.bodyTimeoutMs),
+      );
       reply.hijack();
       try {
         relay(reply.raw, response, String(req.id), req.server.log);

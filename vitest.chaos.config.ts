@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The chaos and abuse suite (npm run test:chaos): real gateway processes killed, cut from their
+ * database and fed hostile traffic. One file at a time: each one loads the machine on its own.
+ */
+export default defineConfig({
+  test: {
+    include: ['packages/gateway/chaos/**/*.chaos.test.ts'],
+    testTimeout: 300_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
