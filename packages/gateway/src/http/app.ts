@@ -15,6 +15,7 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
@@ -22,6 +23,7 @@ import { hasBody, type ProxyService } from '../proxy/proxy.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
+import type { WebhookService } from '../webhooks/service.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
 import { bearerAuthentication } from './authenticate.js';
@@ -30,12 +32,14 @@ import { fastProxy } from './fast-proxy.js';
 import { registerApiDescription } from './openapi.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppServices {
   db: Database;
@@ -46,6 +50,8 @@ export interface AppServices {
   engine: ToolEngine;
   executions: ExecutionService;
   proxy: ProxyService;
+  events: EventService;
+  webhooks: WebhookService;
   /** The sandbox, once mounted (see AppOptions.mount). */
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
@@ -264,6 +270,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           authorization: services.authorization,
         });
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
+        await api.register(eventRoutes, { events: services.events });
+        await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
       },
       { prefix: '/api/v1' },
