@@ -63,7 +63,7 @@ export async function listEvents(
      WHERE environment_id = $1
        AND ($2::text[] IS NULL OR type = ANY($2))
        AND ($3::bigint IS NULL OR seq > $3)
-     ORDER BY seq LIMIT $4`,
+     ORDER BY events.seq LIMIT $4`,
     [environmentId, filter.types ?? null, filter.afterSeq ?? null, filter.limit],
   );
 }
