@@ -137,7 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const eventRetentionDays = int('PORTICO_EVENT_RETENTION_DAYS', 30, 1, 3650);
   const allowPrivateRaw = (env.PORTICO_WEBHOOK_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
-    problems.push(`PORTICO_WEBHOOK_ALLOW_PRIVATE="${env.PORTICO_WEBHOOK_ALLOW_PRIVATE}" must be true or false.`);
+    problems.push(
+      `PORTICO_WEBHOOK_ALLOW_PRIVATE="${env.PORTICO_WEBHOOK_ALLOW_PRIVATE}" must be true or false.`,
+    );
   }
   const webhooks = {
     allowPrivate: allowPrivateRaw === 'true' || allowPrivateRaw === '1',

@@ -55,13 +55,19 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     });
     expect(patched.status).toBe(200);
     // connected_account.created (a link for a new pair), then authorization_failed (consent denied)
-    const denied = await authorize(t, { connection: 'events-notion', identifier: 'ev-user', decision: 'deny' });
+    const denied = await authorize(t, {
+      connection: 'events-notion',
+      identifier: 'ev-user',
+      decision: 'deny',
+    });
     expect(denied.response.status).toBe(400);
     // connected_account.authorized (a second link for the same pair creates nothing)
     const allowed = await authorize(t, { connection: 'events-notion', identifier: 'ev-user' });
     expect(allowed.response.status).toBe(200);
     // connected_account.expired: the provider refuses the grant at refresh; the failed tool call is an event too
-    const revoked = await t.api('/api/v1/sandbox/connections/events-notion/revoke-grants', { method: 'POST' });
+    const revoked = await t.api('/api/v1/sandbox/connections/events-notion/revoke-grants', {
+      method: 'POST',
+    });
     expect(revoked.status).toBe(200);
     const call = await executeTool(t, { tool_name: 'notes_user_list', identifier: 'ev-user' });
     expect(call.status).toBe(409);
@@ -72,7 +78,9 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     const link = (expiry!.data.authorization_link as { link: string }).link;
     expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
     // connected_account.disconnected, connection.deleted
-    expect((await t.api(`/api/v1/connected-accounts/${allowed.accountId}`, { method: 'DELETE' })).status).toBe(200);
+    expect(
+      (await t.api(`/api/v1/connected-accounts/${allowed.accountId}`, { method: 'DELETE' })).status,
+    ).toBe(200);
     expect((await t.api('/api/v1/connections/events-notion', { method: 'DELETE' })).status).toBe(204);
 
     const expected = [
@@ -104,7 +112,11 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     }
 
     const of = (type: string) => listed.filter((e) => e.type === type);
-    expect(of('connection.created')[0]!.data).toMatchObject({ id: connection.id, name: 'events-notion', provider: 'notion' });
+    expect(of('connection.created')[0]!.data).toMatchObject({
+      id: connection.id,
+      name: 'events-notion',
+      provider: 'notion',
+    });
     expect(of('connection.updated')[0]!.data).toMatchObject({ display_name: 'Events app' });
     expect(of('connected_account.created')[0]!.data).toMatchObject({
       id: allowed.accountId,
@@ -158,13 +170,19 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     const unknownType = await t.api('/api/v1/events?type=account.exploded');
     expect(unknownType.status).toBe(400);
     expect(unknownType.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    const problem = (await unknownType.json()) as { code: string; detail: string; errors: Array<{ path: string }> };
+    const problem = (await unknownType.json()) as {
+      code: string;
+      detail: string;
+      errors: Array<{ path: string }>;
+    };
     expect(problem.code).toBe('invalid_input');
     expect(problem.errors[0]!.path).toBe('/type');
     expect(problem.detail).toContain('connected_account.created');
     const unknownAfter = await t.api('/api/v1/events?after=evt_doesnotexist');
     expect(unknownAfter.status).toBe(400);
-    expect(((await unknownAfter.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe('/after');
+    expect(((await unknownAfter.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe(
+      '/after',
+    );
   });
 
   it('commits no event without its change: a refused change records nothing', async () => {
@@ -206,15 +224,24 @@ describe.each(BACKENDS)('events on $name', (backend) => {
       json: { connection_name: 'abandoned', identifier: 'walked-away' },
     });
     const { connected_account_id: id } = (await res.json()) as { connected_account_id: string };
-    await t.db.query(`UPDATE authorization_links SET expires_at = now() - interval '1 minute' WHERE account_id = $1`, [id]);
+    await t.db.query(
+      `UPDATE authorization_links SET expires_at = now() - interval '1 minute' WHERE account_id = $1`,
+      [id],
+    );
     expect(await t.gateway.accounts.pruneAbandoned()).toBe(1);
     const failed = await allEvents(t, '&type=connected_account.authorization_failed');
-    expect(failed.at(-1)!.data).toMatchObject({ id, identifier: 'walked-away', reason: { code: 'abandoned' } });
+    expect(failed.at(-1)!.data).toMatchObject({
+      id,
+      identifier: 'walked-away',
+      reason: { code: 'abandoned' },
+    });
   });
 
   it('removes events past the retention period', async () => {
     const listed = await allEvents(t);
-    await t.db.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE id = $1`, [listed[0]!.id]);
+    await t.db.query(`UPDATE events SET created_at = now() - interval '31 days' WHERE id = $1`, [
+      listed[0]!.id,
+    ]);
     expect(await t.gateway.events.prune()).toBe(1);
     expect((await allEvents(t)).map((e) => e.id)).not.toContain(listed[0]!.id);
   });

@@ -409,21 +409,21 @@ export class AuthorizationService {
     const { db } = this.deps;
     await db.transaction(async (tx) => {
       await storeTokens(
-      tx,
-      account.id,
-      {
-        accessToken: this.deps.keyring.seal(tokens.accessToken, {
-          ...ACCOUNT_ACCESS_TOKEN,
-          rowId: account.id,
-        }),
-        refreshToken: tokens.refreshToken
-          ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
-          : null,
-        expiresAt,
-        scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
-        metadata: tokens.metadata,
-      },
-      { refreshed: false },
+        tx,
+        account.id,
+        {
+          accessToken: this.deps.keyring.seal(tokens.accessToken, {
+            ...ACCOUNT_ACCESS_TOKEN,
+            rowId: account.id,
+          }),
+          refreshToken: tokens.refreshToken
+            ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
+            : null,
+          expiresAt,
+          scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
+          metadata: tokens.metadata,
+        },
+        { refreshed: false },
       );
       const authorized = await findAccount(tx, account.id);
       if (!authorized) return;

@@ -91,16 +91,16 @@ export class ConnectionService {
     const { db } = this.deps;
     const row = await db.transaction(async (tx) => {
       const inserted = await insertConnection(tx, {
-      id,
-      environment_id: environmentId,
-      name: body.name,
-      provider: body.provider,
-      client_id: clientId!,
-      client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
-      scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
-      sandbox,
-      tenant: body.tenant ?? null,
-      display_name: body.display_name ?? null,
+        id,
+        environment_id: environmentId,
+        name: body.name,
+        provider: body.provider,
+        client_id: clientId!,
+        client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
+        scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
+        sandbox,
+        tenant: body.tenant ?? null,
+        display_name: body.display_name ?? null,
       });
       if (inserted) await this.recordChange(tx, 'connection.created', inserted);
       return inserted;
@@ -155,13 +155,13 @@ export class ConnectionService {
     const { db } = this.deps;
     const updated = await db.transaction(async (tx) => {
       const changed = await updateConnection(tx, row.id, {
-      ...(body.client_id ? { client_id: body.client_id } : {}),
-      ...(body.client_secret
-        ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
-        : {}),
-      ...(body.scopes ? { scopes: body.scopes } : {}),
-      ...(body.tenant ? { tenant: body.tenant } : {}),
-      ...(body.display_name ? { display_name: body.display_name } : {}),
+        ...(body.client_id ? { client_id: body.client_id } : {}),
+        ...(body.client_secret
+          ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
+          : {}),
+        ...(body.scopes ? { scopes: body.scopes } : {}),
+        ...(body.tenant ? { tenant: body.tenant } : {}),
+        ...(body.display_name ? { display_name: body.display_name } : {}),
       });
       if (changed) await this.recordChange(tx, 'connection.updated', changed);
       return changed;

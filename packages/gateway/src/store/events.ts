@@ -46,7 +46,8 @@ export async function insertEvents(
 }
 
 // seq as text: a bigint does not fit a JS number in general, and the drivers differ in what they return.
-const SELECT_EVENT = 'SELECT seq::text AS seq, id, environment_id, type, subject, data, created_at FROM events';
+const SELECT_EVENT =
+  'SELECT seq::text AS seq, id, environment_id, type, subject, data, created_at FROM events';
 
 export async function findEvent(db: Queryable, id: string): Promise<EventRow | undefined> {
   return (await db.query<EventRow>(`${SELECT_EVENT} WHERE id = $1`, [id]))[0];

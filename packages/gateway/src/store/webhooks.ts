@@ -18,7 +18,10 @@ export interface WebhookEndpointRow {
 
 export async function insertEndpoint(
   db: Queryable,
-  row: Pick<WebhookEndpointRow, 'id' | 'environment_id' | 'url' | 'description' | 'events' | 'enabled' | 'secret'>,
+  row: Pick<
+    WebhookEndpointRow,
+    'id' | 'environment_id' | 'url' | 'description' | 'events' | 'enabled' | 'secret'
+  >,
 ): Promise<WebhookEndpointRow> {
   const rows = await db.query<WebhookEndpointRow>(
     `INSERT INTO webhook_endpoints (id, environment_id, url, description, events, enabled, secret)
@@ -89,7 +92,11 @@ export async function deleteEndpoint(db: Queryable, id: string): Promise<boolean
 }
 
 /** Disables an endpoint that is still enabled; false when it was not (another worker got there). */
-export async function disableEndpoint(db: Queryable, id: string, reason: string): Promise<WebhookEndpointRow | undefined> {
+export async function disableEndpoint(
+  db: Queryable,
+  id: string,
+  reason: string,
+): Promise<WebhookEndpointRow | undefined> {
   const rows = await db.query<WebhookEndpointRow>(
     `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, updated_at = now()
      WHERE id = $1 AND enabled RETURNING *`,

@@ -78,7 +78,9 @@ export function webhookView(row: WebhookEndpointRow, now = Date.now()): WebhookV
     enabled: row.enabled,
     disabled_reason: row.disabled_reason,
     previous_secret_expires_at:
-      row.previous_secret && previousUntil && previousUntil.getTime() > now ? previousUntil.toISOString() : null,
+      row.previous_secret && previousUntil && previousUntil.getTime() > now
+        ? previousUntil.toISOString()
+        : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

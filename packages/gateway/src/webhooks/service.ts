@@ -1,5 +1,5 @@
-import { EVENTS_CHANNEL } from '../events/outbox.js';
 import { Problem } from '../errors/problem.js';
+import { EVENTS_CHANNEL } from '../events/outbox.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { WEBHOOK_PREVIOUS_SECRET, WEBHOOK_SECRET } from '../secrets/sealed-columns.js';
 import type { Database } from '../store/db.js';
@@ -60,7 +60,10 @@ export class WebhookService {
     return webhookView(row);
   }
 
-  async create(environmentId: string, body: CreateWebhookBody): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  async create(
+    environmentId: string,
+    body: CreateWebhookBody,
+  ): Promise<{ row: WebhookEndpointRow; secret: string }> {
     const url = await checkWebhookUrl(body.url, this.deps.allowPrivate);
     const id = newId('wh');
     const secret = generateSecret();
@@ -93,7 +96,10 @@ export class WebhookService {
   ): Promise<{ data: WebhookView[]; next_page_token: string | null }> {
     const limit = query.page_size ?? 50;
     const after = query.page_token ? decodeToken(query.page_token, /^wh_[0-9A-Za-z]+$/) : undefined;
-    const rows = await listEndpoints(this.deps.db, environmentId, { ...(after ? { after } : {}), limit: limit + 1 });
+    const rows = await listEndpoints(this.deps.db, environmentId, {
+      ...(after ? { after } : {}),
+      limit: limit + 1,
+    });
     const page = rows.slice(0, limit);
     return {
       data: page.map((r) => this.view(r)),
@@ -124,7 +130,10 @@ export class WebhookService {
    * A new signing secret, returned once. The previous one keeps signing for 24 hours (both
    * signatures are sent), so receivers can switch without dropping a delivery.
    */
-  async rotateSecret(environmentId: string, id: string): Promise<{ row: WebhookEndpointRow; secret: string }> {
+  async rotateSecret(
+    environmentId: string,
+    id: string,
+  ): Promise<{ row: WebhookEndpointRow; secret: string }> {
     const row = await this.get(environmentId, id);
     const current = this.deps.keyring.open(row.secret, { ...WEBHOOK_SECRET, rowId: id });
     const secret = generateSecret();
@@ -169,7 +178,11 @@ export class WebhookService {
   }
 
   /** Sends an event to the endpoint again, whatever became of earlier attempts. */
-  async retry(environmentId: string, id: string, eventId: string): Promise<{ event_id: string; status: 'pending' }> {
+  async retry(
+    environmentId: string,
+    id: string,
+    eventId: string,
+  ): Promise<{ event_id: string; status: 'pending' }> {
     const endpoint = await this.get(environmentId, id);
     if (!endpoint.enabled) {
       throw new Problem(
@@ -178,7 +191,11 @@ export class WebhookService {
       );
     }
     const event = await findEvent(this.deps.db, eventId);
-    if (!event || event.environment_id !== environmentId || !(await requeueDelivery(this.deps.db, id, eventId))) {
+    if (
+      !event ||
+      event.environment_id !== environmentId ||
+      !(await requeueDelivery(this.deps.db, id, eventId))
+    ) {
       throw new Problem(
         'event_not_found',
         `No event ${eventId}; list events with GET /api/v1/events (they are kept for PORTICO_EVENT_RETENTION_DAYS).`,
@@ -192,9 +209,13 @@ export class WebhookService {
 function decodeToken(token: string, shape: RegExp): string {
   const value = Buffer.from(token, 'base64url').toString('utf8');
   if (!shape.test(value)) {
-    throw new Problem('invalid_input', 'page_token is not a token this API returned; omit it to start from the first page.', {
-      errors: [{ path: '/page_token', message: 'is not a valid page token' }],
-    });
+    throw new Problem(
+      'invalid_input',
+      'page_token is not a token this API returned; omit it to start from the first page.',
+      {
+        errors: [{ path: '/page_token', message: 'is not a valid page token' }],
+      },
+    );
   }
   return value;
 }

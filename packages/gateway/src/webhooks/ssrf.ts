@@ -18,7 +18,9 @@ export function isPublicAddress(address: string): boolean {
 export class BlockedAddressError extends Error {
   readonly code = 'EADDRBLOCKED';
   constructor(host: string, address: string) {
-    super(`${host} resolves to ${address}, a private or reserved address; webhooks go to public addresses only`);
+    super(
+      `${host} resolves to ${address}, a private or reserved address; webhooks go to public addresses only`,
+    );
     this.name = 'BlockedAddressError';
   }
 }

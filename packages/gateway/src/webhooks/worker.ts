@@ -134,7 +134,11 @@ export class DeliveryWorker {
   private secretsOf(d: ClaimedDelivery): string[] {
     const { keyring } = this.deps;
     const secrets = [keyring.open(d.secret, { ...WEBHOOK_SECRET, rowId: d.endpoint_id })];
-    if (d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at.getTime() > Date.now()) {
+    if (
+      d.previous_secret &&
+      d.previous_secret_expires_at &&
+      d.previous_secret_expires_at.getTime() > Date.now()
+    ) {
       secrets.push(keyring.open(d.previous_secret, { ...WEBHOOK_PREVIOUS_SECRET, rowId: d.endpoint_id }));
     }
     return secrets;
@@ -179,7 +183,9 @@ export class DeliveryWorker {
       attempt: d.attempts,
       statusCode,
       durationMs: Math.round(performance.now() - started),
-      error: error ?? (statusCode !== null && (statusCode < 200 || statusCode > 299) ? `HTTP ${statusCode}` : null),
+      error:
+        error ??
+        (statusCode !== null && (statusCode < 200 || statusCode > 299) ? `HTTP ${statusCode}` : null),
       responseBody,
     };
     if (statusCode !== null && statusCode >= 200 && statusCode <= 299) {
@@ -244,7 +250,13 @@ export class DeliveryWorker {
       });
     });
     logger.info(
-      { webhook_id: d.endpoint_id, event_id: d.event_id, attempt: d.attempts, error: record.error, retry_in_ms: delay },
+      {
+        webhook_id: d.endpoint_id,
+        event_id: d.event_id,
+        attempt: d.attempts,
+        error: record.error,
+        retry_in_ms: delay,
+      },
       'webhook attempt failed',
     );
     if (delay !== null && delay < (this.deps.config.pollMs ?? 1000)) {
@@ -274,11 +286,20 @@ async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, lim
 }
 
 function describe(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = err as {
+    name?: string;
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
   if (err instanceof BlockedAddressError || e.cause instanceof BlockedAddressError) {
     return (err instanceof BlockedAddressError ? err : (e.cause as BlockedAddressError)).message;
   }
-  if (e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
     return `timed out after ${timeoutMs} ms`;
   }
   if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;

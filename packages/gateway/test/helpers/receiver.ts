@@ -18,7 +18,9 @@ export interface Receiver {
   /** Decides each answer (default 204); called with the request's index. */
   answer: (index: number, req: Received) => Answer;
   /** Parsed bodies of the requests verified with `secret` (throws on a bad signature). */
-  verified(secret: string): Array<{ id: string; type: string; created_at: string; data: Record<string, unknown> }>;
+  verified(
+    secret: string,
+  ): Array<{ id: string; type: string; created_at: string; data: Record<string, unknown> }>;
   /** Resolves once `predicate` holds for the received requests (polling every 10 ms). */
   waitFor(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -58,7 +60,11 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry: Received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const entry: Received = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       const index = receiver.received.push(entry) - 1;
       const answer = receiver.answer(index, entry);
       if (answer === 'hang') {
