@@ -196,14 +196,14 @@ export async function insertAttempts(db: Queryable, rows: AttemptRecord[]): Prom
   );
 }
 
-/** Marks deliveries delivered (whoever claimed them last: a 2xx is a 2xx). */
+/** Marks deliveries delivered (whoever claimed them last: a 2xx is a 2xx); claimed_by keeps who sent it. */
 export async function markDelivered(
   db: Queryable,
   deliveries: Array<{ endpointId: string; eventId: string }>,
 ): Promise<void> {
   if (!deliveries.length) return;
   await db.query(
-    `UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now(), claimed_by = NULL
+    `UPDATE webhook_deliveries d SET status = 'delivered', delivered_at = now()
      FROM unnest($1::text[], $2::text[]) AS u(endpoint_id, event_id)
      WHERE d.endpoint_id = u.endpoint_id AND d.event_id = u.event_id AND d.status = 'pending'`,
     [deliveries.map((d) => d.endpointId), deliveries.map((d) => d.eventId)],
