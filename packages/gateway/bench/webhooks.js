@@ -78,8 +78,7 @@ async function bench(label, env) {
       await res.arrayBuffer();
       if (res.status !== 201) throw new Error(`change: ${res.status}`);
     };
-    const delays = (names) =>
-      names.map((n) => receiver.arrivals.get(n) - sent.get(n)).sort((a, b) => a - b);
+    const delays = (names) => names.map((n) => receiver.arrivals.get(n) - sent.get(n)).sort((a, b) => a - b);
 
     // Warm-up: connections, JIT, the receiver's keep-alive socket.
     const warm = Array.from({ length: 50 }, (_, i) => `warm-${i}`);

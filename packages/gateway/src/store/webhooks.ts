@@ -170,20 +170,18 @@ export interface AttemptRecord {
   responseBody: string | null;
 }
 
-export async function insertAttempt(db: Queryable, a: AttemptRecord): Promise<void> {
-  await db.query(
-    `INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, status_code, duration_ms, error, response_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [a.endpointId, a.eventId, a.attempt, a.statusCode, a.durationMs, a.error, a.responseBody],
-  );
-}
-
-/** Many attempts in one statement (successful deliveries are recorded in batches). */
+/**
+ * Writes attempts to the log, in one statement. An attempt whose delivery has gone meanwhile (its
+ * endpoint deleted) is dropped rather than failing the batch it came with.
+ */
 export async function insertAttempts(db: Queryable, rows: AttemptRecord[]): Promise<void> {
   if (!rows.length) return;
   await db.query(
     `INSERT INTO webhook_attempts (endpoint_id, event_id, attempt, status_code, duration_ms, error, response_body)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::text[], $7::text[])`,
+     SELECT u.endpoint_id, u.event_id, u.attempt, u.status_code, u.duration_ms, u.error, u.response_body
+     FROM unnest($1::text[], $2::text[], $3::integer[], $4::integer[], $5::integer[], $6::text[], $7::text[])
+       AS u(endpoint_id, event_id, attempt, status_code, duration_ms, error, response_body)
+     JOIN webhook_deliveries d ON d.endpoint_id = u.endpoint_id AND d.event_id = u.event_id`,
     [
       rows.map((r) => r.endpointId),
       rows.map((r) => r.eventId),

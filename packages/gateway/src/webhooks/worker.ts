@@ -10,7 +10,6 @@ import {
   type ClaimedDelivery,
   claimDeliveries,
   disableEndpoint,
-  insertAttempt,
   insertAttempts,
   markDelivered,
   markFailed,
@@ -47,7 +46,7 @@ export class DeliveryWorker {
   private readonly agent: Agent;
   private readonly leaseMs: number;
   private inflight = 0;
-  private draining = false;
+  private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
   private poll?: NodeJS.Timeout;
@@ -84,6 +83,8 @@ export class DeliveryWorker {
     this.stopped = true;
     clearInterval(this.poll);
     for (const timer of this.timers) clearTimeout(timer);
+    // A claim under way still starts its attempts; they are waited for like the others.
+    await this.draining;
     await Promise.allSettled([...this.attempts]);
     await this.flushSuccesses();
     await this.agent.close().catch(() => {});
@@ -96,11 +97,10 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
-    this.draining = true;
-    void this.drain()
+    this.draining = this.drain()
       .catch((err: unknown) => this.deps.logger.warn({ err }, 'webhook queue could not be read'))
       .finally(() => {
-        this.draining = false;
+        this.draining = undefined;
         if (this.again) {
           this.again = false;
           this.wake();
@@ -235,7 +235,7 @@ export class DeliveryWorker {
     const delay = base === undefined ? null : Math.round(base * (0.8 + Math.random() * 0.4));
     const { db, logger } = this.deps;
     await db.transaction(async (tx) => {
-      await insertAttempt(tx, record);
+      await insertAttempts(tx, [record]);
       const applied = await markFailed(tx, d.endpoint_id, d.event_id, d.attempts, delay);
       if (!applied || delay !== null) return;
       const reason = `Deliveries failed for ${describeSchedule(schedule)} (last: ${record.error}); re-enable with PATCH /api/v1/webhooks/${d.endpoint_id}.`;
