@@ -33,6 +33,14 @@ export interface Config {
   redirectUrlAllowlist: string[];
   /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
   authRequestTtlSeconds: number;
+  /** How long recorded events are kept (PORTICO_EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
+  webhooks: {
+    allowPrivate: boolean;
+    timeoutMs: number;
+    retryScheduleMs: number[];
+    concurrency: number;
+  };
   upstream: {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
@@ -78,6 +86,13 @@ export const CONFIG_VARIABLES = {
   PORTICO_UPSTREAM_MAX_ATTEMPTS: 'Attempts for a safely retryable provider request (1–10). Default 3.',
   PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS:
     'Longest Retry-After the gateway waits out itself; longer ones go back to the caller. Default 10000.',
+  PORTICO_EVENT_RETENTION_DAYS: 'Days recorded events are kept (1–3650). Default 30.',
+  PORTICO_WEBHOOK_ALLOW_PRIVATE:
+    'true or false: allow webhook URLs on http and on loopback, private or link-local addresses (local development). Default false.',
+  PORTICO_WEBHOOK_TIMEOUT_MS: 'Time one webhook attempt may take (100–60000). Default 10000.',
+  PORTICO_WEBHOOK_RETRY_SCHEDULE:
+    'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
+  PORTICO_WEBHOOK_CONCURRENCY: 'Webhook attempts in flight at once per process (1–256). Default 32.',
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -117,6 +132,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idleTimeoutMs: int('PORTICO_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxAttempts: int('PORTICO_UPSTREAM_MAX_ATTEMPTS', 3, 1, 10),
     retryAfterCapMs: int('PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS', 10_000, 0, 600_000),
+  };
+
+  const eventRetentionDays = int('PORTICO_EVENT_RETENTION_DAYS', 30, 1, 3650);
+  const allowPrivateRaw = (env.PORTICO_WEBHOOK_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
+    problems.push(
+      `PORTICO_WEBHOOK_ALLOW_PRIVATE="${env.PORTICO_WEBHOOK_ALLOW_PRIVATE}" must be true or false.`,
+    );
+  }
+  const webhooks = {
+    allowPrivate: allowPrivateRaw === 'true' || allowPrivateRaw === '1',
+    timeoutMs: int('PORTICO_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    retryScheduleMs: parseSchedule(env.PORTICO_WEBHOOK_RETRY_SCHEDULE, problems),
+    concurrency: int('PORTICO_WEBHOOK_CONCURRENCY', 32, 1, 256),
   };
 
   const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
@@ -217,6 +246,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     linkTtlSeconds,
     redirectUrlAllowlist,
     authRequestTtlSeconds,
+    eventRetentionDays,
+    webhooks,
     upstream,
   };
+}
+
+/** Five seconds to eight hours, growing: retries for a little under a day. */
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,8h,8h';
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+function parseSchedule(raw: string | undefined, problems: string[]): number[] {
+  const text = raw?.trim() || DEFAULT_RETRY_SCHEDULE;
+  const delays = text.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(part.trim());
+    return match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : Number.NaN;
+  });
+  if (delays.some((d) => Number.isNaN(d)) || delays.length > 50 || delays.some((d) => d > 7 * 86_400_000)) {
+    problems.push(
+      `PORTICO_WEBHOOK_RETRY_SCHEDULE="${text}" is not a list of up to 50 delays of at most a week, each a number with ms, s, m or h; e.g. ${DEFAULT_RETRY_SCHEDULE}.`,
+    );
+    return parseSchedule(DEFAULT_RETRY_SCHEDULE, []);
+  }
+  return delays;
 }

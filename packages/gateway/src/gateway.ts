@@ -12,6 +12,7 @@ import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
 import { Problem } from './errors/problem.js';
+import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logging/logger.js';
@@ -28,6 +29,8 @@ import { migrate } from './store/migrate.js';
 import { TOOLS } from './tools/catalog.js';
 import { ToolEngine } from './tools/engine.js';
 import { UpstreamHttp } from './upstream/http.js';
+import { WebhookService } from './webhooks/service.js';
+import { DeliveryWorker } from './webhooks/worker.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -43,6 +46,9 @@ export interface Gateway {
   engine: ToolEngine;
   executions: ExecutionService;
   http: UpstreamHttp;
+  events: EventService;
+  webhooks: WebhookService;
+  deliveries: DeliveryWorker;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
   /** Listens on config.host:config.port; resolves with the bound URL. */
@@ -153,6 +159,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         return { row, client: { clientId: row.client_id, clientSecret } };
       },
       notActive: (account) => authorization.notActiveProblem(account),
+      authorizationLink: async (accountId, tx) => {
+        const { link, expires_at } = await authorization.linkFor({ id: accountId }, undefined, undefined, tx);
+        return { link, expires_at };
+      },
     });
     const authorization: AuthorizationService = new AuthorizationService({
       db,
@@ -184,6 +194,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const clients = new ClientStatusCache(db);
     await clients.start();
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
+    const events = new EventService(db, logger, config.eventRetentionDays);
+    const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
+    const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -200,6 +213,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         proxy,
         clients,
         mcpTokens,
+        events,
+        webhooks,
         sandbox: () => sandbox,
       },
       async mount(root) {
@@ -210,11 +225,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       },
     });
 
-    // Accounts whose authorization was abandoned go once nothing can complete it any more.
-    const pruning = setInterval(
-      () => void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed')),
-      PRUNE_INTERVAL_MS,
-    );
+    // Accounts whose authorization was abandoned go once nothing can complete it any more; events
+    // once their retention has passed.
+    const pruning = setInterval(() => {
+      void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed'));
+      void events.prune().catch((err: unknown) => logger.warn({ err }, 'event pruning failed'));
+    }, PRUNE_INTERVAL_MS);
     pruning.unref();
     const keepAlive = setInterval(
       () =>
@@ -224,6 +240,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       KEEP_ALIVE_INTERVAL_MS,
     );
     keepAlive.unref();
+    await deliveries.start();
 
     let closing: Promise<void> | undefined;
     return {
@@ -239,6 +256,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       engine,
       executions,
       http,
+      events,
+      webhooks,
+      deliveries,
       get sandbox() {
         return sandbox;
       },
@@ -258,6 +278,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             clearTimeout(force);
             await credentials.close();
             await executions.close();
+            await deliveries.close();
             await http.close();
             await db.close();
           }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
+import { recordEvent } from '../events/outbox.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
@@ -22,6 +23,7 @@ import {
 } from '../store/accounts.js';
 import { type ConnectionRow, findConnectionByName } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
+import { accountView } from './view.js';
 
 /**
  * How long a cached credential is trusted without the database: NOTIFY drops it at once on every
@@ -63,6 +65,8 @@ export interface CredentialsDeps {
   endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
   notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
+  /** A fresh authorization link for the account, created in `tx` (for the expiry event). */
+  authorizationLink(accountId: string, tx: Queryable): Promise<{ link: string; expires_at: string }>;
   clock?: () => number;
 }
 
@@ -395,10 +399,11 @@ export class CredentialManager {
           };
         }
         if (!row.refresh_token) {
-          await deactivateAccount(
+          await this.expire(
             tx,
             row.id,
-            'EXPIRED',
+            connection,
+            'no_refresh_token',
             'The access token expired and the provider issued no refresh token.',
           );
           return { done: { ok: false, account: { ...row, status: 'EXPIRED' } } };
@@ -440,10 +445,11 @@ export class CredentialManager {
         );
         if (error instanceof TokenEndpointError && error.kind === 'invalid_grant') {
           await this.deps.db.transaction(async (tx) => {
-            await deactivateAccount(
+            await this.expire(
               tx,
               row.id,
-              'EXPIRED',
+              connection,
+              'refresh_refused',
               `The provider refused the refresh token (${error.message}).`,
             );
             await this.notifyChange(row.id, tx);
@@ -501,6 +507,32 @@ export class CredentialManager {
         },
       });
     }
+  }
+
+  /**
+   * Marks the account EXPIRED and records `connected_account.expired` in the same transaction, with
+   * a fresh authorization link for the application to show the user.
+   */
+  private async expire(
+    tx: Queryable,
+    accountId: string,
+    connection: ConnectionRow,
+    code: string,
+    reason: string,
+  ): Promise<void> {
+    const row = await deactivateAccount(tx, accountId, 'EXPIRED', reason);
+    if (!row) return;
+    const link = await this.deps.authorizationLink(row.id, tx);
+    await recordEvent(this.deps.db, tx, {
+      environmentId: row.environment_id,
+      type: 'connected_account.expired',
+      subject: row.id,
+      data: {
+        ...accountView(row, connection),
+        reason: { code, message: reason },
+        authorization_link: link,
+      },
+    });
   }
 
   private settle(accountId: string, outcome: RefreshOutcome): RefreshOutcome {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import { recordEvent, recordEvents } from '../events/outbox.js';
 import { type ClientCredentials, revokeGrant } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
@@ -19,6 +20,7 @@ import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import type { CredentialManager } from './credentials.js';
 import type { AccountView, ListAccountsQuery } from './schemas.js';
+import { accountView } from './view.js';
 
 export interface AccountsDeps {
   db: Database;
@@ -34,19 +36,7 @@ export class AccountService {
   constructor(private readonly deps: AccountsDeps) {}
 
   view(row: AccountWithConnection): AccountView {
-    return {
-      id: row.id,
-      connection_name: row.connection_name,
-      provider: row.provider,
-      identifier: row.identifier,
-      status: row.status,
-      status_reason: row.status_reason,
-      scopes: row.scopes,
-      token_expires_at: row.token_expires_at?.toISOString() ?? null,
-      last_used_at: row.last_used_at?.toISOString() ?? null,
-      created_at: row.created_at.toISOString(),
-      updated_at: row.updated_at.toISOString(),
-    };
+    return accountView(row, { name: row.connection_name, provider: row.provider });
   }
 
   async list(
@@ -83,7 +73,7 @@ export class AccountService {
   async disconnect(environmentId: string, id: string): Promise<AccountWithConnection> {
     const row = await this.get(environmentId, id);
     const connection = await this.deps.connections.getById(row.connection_id);
-    await this.revokeAndWipe(row, connection, 'Disconnected through the API.');
+    await this.revokeAndWipe(row, connection, 'disconnected', 'Disconnected through the API.');
     return this.get(environmentId, id);
   }
 
@@ -92,7 +82,28 @@ export class AccountService {
    * Safe on every replica at once (one DELETE).
    */
   async pruneAbandoned(): Promise<number> {
-    const pruned = await deleteAbandonedPendingAccounts(this.deps.db);
+    const { db } = this.deps;
+    const pruned = await db.transaction(async (tx) => {
+      const removed = await deleteAbandonedPendingAccounts(tx);
+      // For the application, an abandoned authorization is one that failed: the user never finished.
+      await recordEvents(
+        db,
+        tx,
+        removed.map((row) => ({
+          environmentId: row.environment_id,
+          type: 'connected_account.authorization_failed' as const,
+          subject: row.id,
+          data: {
+            ...this.view(row),
+            reason: {
+              code: 'abandoned',
+              message: 'Every authorization link and consent trip expired unused; the account was removed.',
+            },
+          },
+        })),
+      );
+      return removed.length;
+    });
     if (pruned) this.deps.logger.info({ accounts: pruned }, 'abandoned pending accounts removed');
     return pruned;
   }
@@ -100,11 +111,16 @@ export class AccountService {
   /** Before a connection is deleted: no usable credential may outlive it. */
   async disconnectAllOf(connection: ConnectionRow): Promise<void> {
     for (const account of await accountsOfConnection(this.deps.db, connection.id)) {
-      await this.revokeAndWipe(account, connection, 'Its connection was deleted.');
+      await this.revokeAndWipe(account, connection, 'connection_deleted', 'Its connection was deleted.');
     }
   }
 
-  private async revokeAndWipe(account: AccountRow, connection: ConnectionRow, reason: string): Promise<void> {
+  private async revokeAndWipe(
+    account: AccountRow,
+    connection: ConnectionRow,
+    code: 'disconnected' | 'connection_deleted',
+    reason: string,
+  ): Promise<void> {
     const provider = getProvider(connection.provider);
     if (account.access_token || account.refresh_token) {
       const client: ClientCredentials = {
@@ -122,7 +138,17 @@ export class AccountService {
         'account disconnected',
       );
     }
-    await deactivateAccount(this.deps.db, account.id, 'DISCONNECTED', reason);
+    const { db } = this.deps;
+    await db.transaction(async (tx) => {
+      const row = await deactivateAccount(tx, account.id, 'DISCONNECTED', reason);
+      if (!row) return;
+      await recordEvent(db, tx, {
+        environmentId: row.environment_id,
+        type: 'connected_account.disconnected',
+        subject: row.id,
+        data: { ...accountView(row, connection), reason: { code, message: reason } },
+      });
+    });
     await this.deps.credentials.invalidate(account.id);
   }
 }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CredentialManager } from '../accounts/credentials.js';
+import { accountView } from '../accounts/view.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import { recordEvent } from '../events/outbox.js';
 import {
   buildAuthorizationUrl,
   exchangeAuthorizationCode,
@@ -29,7 +31,7 @@ import {
   insertLink,
 } from '../store/authorization.js';
 import type { ConnectionRow } from '../store/connections.js';
-import type { Database } from '../store/db.js';
+import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import { FlowError } from './pages.js';
 
@@ -106,8 +108,20 @@ export class AuthorizationService {
   async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
     if (input.redirect_url !== undefined) this.checkRedirectUrl(input.redirect_url);
     const connection = await this.deps.connections.get(environmentId, input.connection_name);
-    const account = await upsertPendingAccount(this.deps.db, environmentId, connection.id, input.identifier);
-    return this.linkFor(account, input.redirect_url, input.state);
+    const { db } = this.deps;
+    return db.transaction(async (tx) => {
+      const account = await upsertPendingAccount(tx, environmentId, connection.id, input.identifier);
+      const link = await this.linkFor(account, input.redirect_url, input.state, tx);
+      if (account.inserted) {
+        await recordEvent(db, tx, {
+          environmentId,
+          type: 'connected_account.created',
+          subject: account.id,
+          data: accountView(account, connection),
+        });
+      }
+      return link;
+    });
   }
 
   /** A fresh link for an existing account (e.g. in an `account_not_active` error). */
@@ -115,10 +129,11 @@ export class AuthorizationService {
     account: Pick<AccountRow, 'id'>,
     redirectUrl?: string,
     state?: string,
+    db: Queryable = this.deps.db,
   ): Promise<AuthorizationLink> {
     const token = randomBase62(43);
     const expiresAt = new Date(Date.now() + this.deps.linkTtlSeconds * 1000);
-    await insertLink(this.deps.db, {
+    await insertLink(db, {
       token_hash: hashToken(token),
       account_id: account.id,
       redirect_url: redirectUrl ?? null,
@@ -313,8 +328,23 @@ export class AuthorizationService {
       };
     };
 
+    // The application learns of a failed authorization as the user sees it (no account changes).
+    const failed = (code: string, message: string) =>
+      recordEvent(this.deps.db, this.deps.db, {
+        environmentId: account.environment_id,
+        type: 'connected_account.authorization_failed',
+        subject: account.id,
+        data: { ...accountView(account, connection), reason: { code, message } },
+      });
+
     if (error) {
       const denied = error === 'access_denied';
+      await failed(
+        error,
+        denied
+          ? 'The user declined access on the consent screen.'
+          : `${provider.displayName} reported an error: ${query.error_description ?? error}.`,
+      );
       this.deps.logger.info(
         { account_id: account.id, provider: provider.key, error },
         'authorization not granted',
@@ -357,6 +387,10 @@ export class AuthorizationService {
         { account_id: account.id, provider: provider.key, kind: err.kind, reason: err.message },
         'code exchange failed',
       );
+      await failed(
+        err.providerError ?? err.kind,
+        `The authorization code exchange failed (${err.kind}): ${err.message}`,
+      );
       const message =
         err.kind === 'invalid_client'
           ? `${provider.displayName} rejected the connection's client credentials (${err.message}). The operator must correct client_id / client_secret of connection "${connection.name}"; nothing was connected.`
@@ -372,23 +406,34 @@ export class AuthorizationService {
     }
 
     const expiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
-    await storeTokens(
-      this.deps.db,
-      account.id,
-      {
-        accessToken: this.deps.keyring.seal(tokens.accessToken, {
-          ...ACCOUNT_ACCESS_TOKEN,
-          rowId: account.id,
-        }),
-        refreshToken: tokens.refreshToken
-          ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
-          : null,
-        expiresAt,
-        scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
-        metadata: tokens.metadata,
-      },
-      { refreshed: false },
-    );
+    const { db } = this.deps;
+    await db.transaction(async (tx) => {
+      await storeTokens(
+        tx,
+        account.id,
+        {
+          accessToken: this.deps.keyring.seal(tokens.accessToken, {
+            ...ACCOUNT_ACCESS_TOKEN,
+            rowId: account.id,
+          }),
+          refreshToken: tokens.refreshToken
+            ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
+            : null,
+          expiresAt,
+          scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
+          metadata: tokens.metadata,
+        },
+        { refreshed: false },
+      );
+      const authorized = await findAccount(tx, account.id);
+      if (!authorized) return;
+      await recordEvent(db, tx, {
+        environmentId: authorized.environment_id,
+        type: 'connected_account.authorized',
+        subject: authorized.id,
+        data: accountView(authorized, connection),
+      });
+    });
     await this.deps.credentials.invalidate(account.id);
     this.deps.logger.info({ account_id: account.id, provider: provider.key }, 'account authorized');
     return finish({

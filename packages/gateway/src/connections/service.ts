@@ -1,4 +1,5 @@
 import { Problem } from '../errors/problem.js';
+import { recordEvent } from '../events/outbox.js';
 import { getProvider } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
@@ -11,7 +12,7 @@ import {
   listConnections,
   updateConnection,
 } from '../store/connections.js';
-import type { Database } from '../store/db.js';
+import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import type {
   ConnectionView,
@@ -87,17 +88,22 @@ export class ConnectionService {
     }
     checkTenant(body.provider, body.tenant);
     const id = newId('conn');
-    const row = await insertConnection(this.deps.db, {
-      id,
-      environment_id: environmentId,
-      name: body.name,
-      provider: body.provider,
-      client_id: clientId!,
-      client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
-      scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
-      sandbox,
-      tenant: body.tenant ?? null,
-      display_name: body.display_name ?? null,
+    const { db } = this.deps;
+    const row = await db.transaction(async (tx) => {
+      const inserted = await insertConnection(tx, {
+        id,
+        environment_id: environmentId,
+        name: body.name,
+        provider: body.provider,
+        client_id: clientId!,
+        client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
+        scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
+        sandbox,
+        tenant: body.tenant ?? null,
+        display_name: body.display_name ?? null,
+      });
+      if (inserted) await this.recordChange(tx, 'connection.created', inserted);
+      return inserted;
     });
     if (!row) {
       throw new Problem(
@@ -146,14 +152,19 @@ export class ConnectionService {
   async update(environmentId: string, name: string, body: UpdateConnectionBody): Promise<ConnectionRow> {
     const row = await this.get(environmentId, name);
     checkTenant(row.provider, body.tenant);
-    const updated = await updateConnection(this.deps.db, row.id, {
-      ...(body.client_id ? { client_id: body.client_id } : {}),
-      ...(body.client_secret
-        ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
-        : {}),
-      ...(body.scopes ? { scopes: body.scopes } : {}),
-      ...(body.tenant ? { tenant: body.tenant } : {}),
-      ...(body.display_name ? { display_name: body.display_name } : {}),
+    const { db } = this.deps;
+    const updated = await db.transaction(async (tx) => {
+      const changed = await updateConnection(tx, row.id, {
+        ...(body.client_id ? { client_id: body.client_id } : {}),
+        ...(body.client_secret
+          ? { client_secret: this.deps.keyring.seal(body.client_secret, { ...SECRET_COLUMN, rowId: row.id }) }
+          : {}),
+        ...(body.scopes ? { scopes: body.scopes } : {}),
+        ...(body.tenant ? { tenant: body.tenant } : {}),
+        ...(body.display_name ? { display_name: body.display_name } : {}),
+      });
+      if (changed) await this.recordChange(tx, 'connection.updated', changed);
+      return changed;
     });
     if (!updated) return this.get(environmentId, name);
     return updated;
@@ -162,7 +173,24 @@ export class ConnectionService {
   async remove(environmentId: string, name: string): Promise<void> {
     const row = await this.get(environmentId, name);
     await this.deps.beforeRemove?.(row);
-    await deleteConnection(this.deps.db, row.id);
+    const { db } = this.deps;
+    await db.transaction(async (tx) => {
+      if (await deleteConnection(tx, row.id)) await this.recordChange(tx, 'connection.deleted', row);
+    });
+  }
+
+  /** The connection's event, in the transaction of its change. */
+  private recordChange(
+    tx: Queryable,
+    type: 'connection.created' | 'connection.updated' | 'connection.deleted',
+    row: ConnectionRow,
+  ): Promise<void> {
+    return recordEvent(this.deps.db, tx, {
+      environmentId: row.environment_id,
+      type,
+      subject: row.id,
+      data: this.view(row),
+    });
   }
 
   /** The plaintext client secret, for the token endpoint call only. */

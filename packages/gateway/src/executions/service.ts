@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
+import { recordEvents } from '../events/outbox.js';
 import type { Database } from '../store/db.js';
 import {
   type ExecutionFilter,
@@ -56,7 +57,22 @@ export class ExecutionService {
       const batch = this.pending;
       this.pending = [];
       try {
-        await insertExecutions(this.db, batch);
+        // A failed call's event commits with its record (and only then).
+        await this.db.transaction(async (tx) => {
+          await insertExecutions(tx, batch);
+          await recordEvents(
+            this.db,
+            tx,
+            batch
+              .filter((row) => row.status === 'error')
+              .map((row) => ({
+                environmentId: row.environment_id,
+                type: 'tool.execution.failed' as const,
+                subject: row.account_id,
+                data: executionView(row),
+              })),
+          );
+        });
       } catch (error) {
         // Kept for the next flush: a database blip must not lose the records.
         this.pending = batch.concat(this.pending);

@@ -15,6 +15,7 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
+import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
@@ -25,12 +26,14 @@ import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
+import type { WebhookService } from '../webhooks/service.js';
 import { bearerAuthentication } from './authenticate.js';
 import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
 import { registerApiDescription } from './openapi.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
+import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
@@ -38,6 +41,7 @@ import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { PORTICO_VERSION } from './version.js';
 
 export interface AppServices {
@@ -49,6 +53,8 @@ export interface AppServices {
   engine: ToolEngine;
   executions: ExecutionService;
   proxy: ProxyService;
+  events: EventService;
+  webhooks: WebhookService;
   /** The sandbox, once mounted (see AppOptions.mount). */
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
@@ -289,6 +295,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           authorization: services.authorization,
         });
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
+        await api.register(eventRoutes, { events: services.events });
+        await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
       },

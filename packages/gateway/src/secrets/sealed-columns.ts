@@ -12,9 +12,13 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'connected_accounts', column: 'access_token' },
   { table: 'connected_accounts', column: 'refresh_token' },
   { table: 'authorization_requests', column: 'code_verifier' },
+  { table: 'webhook_endpoints', column: 'secret' },
+  { table: 'webhook_endpoints', column: 'previous_secret' },
 ];
 
 export const CONNECTION_CLIENT_SECRET = SEALED_COLUMNS[0]!;
 export const ACCOUNT_ACCESS_TOKEN = SEALED_COLUMNS[1]!;
 export const ACCOUNT_REFRESH_TOKEN = SEALED_COLUMNS[2]!;
 export const REQUEST_CODE_VERIFIER = SEALED_COLUMNS[3]!;
+export const WEBHOOK_SECRET = SEALED_COLUMNS[4]!;
+export const WEBHOOK_PREVIOUS_SECRET = SEALED_COLUMNS[5]!;

@@ -37,18 +37,21 @@ const SELECT_WITH_CONNECTION = `
   SELECT a.*, c.name AS connection_name, c.provider, c.sandbox
   FROM connected_accounts a JOIN connections c ON c.id = a.connection_id`;
 
-/** The account for (connection, identifier), created as PENDING_AUTH when missing. */
+/**
+ * The account for (connection, identifier), created as PENDING_AUTH when missing; `inserted` says
+ * which (a row the statement inserted has no deleting transaction yet: xmax 0).
+ */
 export async function upsertPendingAccount(
   db: Queryable,
   environmentId: string,
   connectionId: string,
   identifier: string,
-): Promise<AccountRow> {
-  const rows = await db.query<AccountRow>(
+): Promise<AccountRow & { inserted: boolean }> {
+  const rows = await db.query<AccountRow & { inserted: boolean }>(
     `INSERT INTO connected_accounts (id, environment_id, connection_id, identifier, status)
      VALUES ($1, $2, $3, $4, 'PENDING_AUTH')
      ON CONFLICT (connection_id, identifier) DO UPDATE SET updated_at = connected_accounts.updated_at
-     RETURNING *`,
+     RETURNING *, (xmax::text = '0') AS inserted`,
     [newId('ca'), environmentId, connectionId, identifier],
   );
   return rows[0]!;
@@ -188,13 +191,14 @@ export async function deactivateAccount(
   id: string,
   status: 'EXPIRED' | 'DISCONNECTED',
   reason: string,
-): Promise<void> {
-  await db.query(
+): Promise<AccountRow | undefined> {
+  const rows = await db.query<AccountRow>(
     `UPDATE connected_accounts SET status = $2, status_reason = $3, access_token = NULL, refresh_token = NULL,
        token_expires_at = NULL, token_version = token_version + 1, updated_at = now()
-     WHERE id = $1`,
+     WHERE id = $1 RETURNING *`,
     [id, status, reason],
   );
+  return rows[0];
 }
 
 /** Writes a batch of last-used times in one statement. */
@@ -213,17 +217,16 @@ export async function accountsOfConnection(db: Queryable, connectionId: string):
 
 /**
  * Deletes accounts that never finished authorization and can no longer: PENDING_AUTH with no link
- * and no trip to the provider still valid. Returns how many went.
+ * and no trip to the provider still valid. Returns the accounts that went.
  */
-export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<number> {
-  const rows = await db.query(
-    `DELETE FROM connected_accounts a
-     WHERE a.status = 'PENDING_AUTH'
+export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<AccountWithConnection[]> {
+  return db.query<AccountWithConnection>(
+    `DELETE FROM connected_accounts a USING connections c
+     WHERE c.id = a.connection_id AND a.status = 'PENDING_AUTH'
        AND NOT EXISTS (SELECT 1 FROM authorization_links l WHERE l.account_id = a.id AND l.expires_at > now())
        AND NOT EXISTS (SELECT 1 FROM authorization_requests r WHERE r.account_id = a.id AND r.expires_at > now())
-     RETURNING a.id`,
+     RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox`,
   );
-  return rows.length;
 }
 
 /**

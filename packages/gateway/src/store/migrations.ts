@@ -148,6 +148,82 @@ ALTER TABLE connections ADD COLUMN display_name text;
 `,
   },
   {
+    version: 7,
+    name: 'events-and-webhooks',
+    sql: `
+-- The transactional outbox: one row per state change, written in the change's own transaction.
+-- seq orders events (listing, per-subject delivery order); subject is the account or connection
+-- whose events must arrive in order. data is the resource as the API shows it, never a secret.
+CREATE TABLE events (
+  seq             bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+  id              text PRIMARY KEY,
+  environment_id  text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  type            text NOT NULL,
+  subject         text,
+  data            jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX events_environment_seq ON events (environment_id, seq);
+
+CREATE INDEX events_created_at ON events (created_at);
+
+-- secret and previous_secret hold sealed values; the previous one signs too until it runs out.
+CREATE TABLE webhook_endpoints (
+  id                          text PRIMARY KEY,
+  environment_id              text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  url                         text NOT NULL,
+  description                 text,
+  events                      text[] NOT NULL,
+  enabled                     boolean NOT NULL DEFAULT true,
+  disabled_reason             text,
+  secret                      text NOT NULL,
+  previous_secret             text,
+  previous_secret_expires_at  timestamptz,
+  created_at                  timestamptz NOT NULL DEFAULT now(),
+  updated_at                  timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per (endpoint, event) to send. next_attempt_at is also the claim's lease: a claimed
+-- delivery is pushed past the attempt's timeout, so one whose worker died comes due again.
+CREATE TABLE webhook_deliveries (
+  endpoint_id      text NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  event_id         text NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+  event_seq        bigint NOT NULL,
+  subject          text,
+  status           text NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts         integer NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+  claimed_by       text,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  delivered_at     timestamptz,
+  PRIMARY KEY (endpoint_id, event_id)
+);
+
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+
+CREATE INDEX webhook_deliveries_subject ON webhook_deliveries (endpoint_id, subject, event_seq) WHERE status = 'pending';
+
+CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+
+-- The delivery log: what each attempt got back (a receiver's body is kept to 1 KiB).
+CREATE TABLE webhook_attempts (
+  id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  endpoint_id  text NOT NULL,
+  event_id     text NOT NULL,
+  attempt      integer NOT NULL,
+  status_code  integer,
+  duration_ms  integer NOT NULL,
+  error        text,
+  response_body text,
+  created_at   timestamptz NOT NULL DEFAULT now(),
+  FOREIGN KEY (endpoint_id, event_id) REFERENCES webhook_deliveries (endpoint_id, event_id) ON DELETE CASCADE
+);
+
+CREATE INDEX webhook_attempts_endpoint ON webhook_attempts (endpoint_id, id);
+`,
+  },
+  {
     version: 8,
     name: 'mcp-tokens',
     sql: `

@@ -1,0 +1,19 @@
+import type { AccountRow } from '../store/accounts.js';
+import type { AccountView } from './schemas.js';
+
+/** A connected account as the API (and every event about it) shows it: never a token. */
+export function accountView(row: AccountRow, connection: { name: string; provider: string }): AccountView {
+  return {
+    id: row.id,
+    connection_name: connection.name,
+    provider: connection.provider,
+    identifier: row.identifier,
+    status: row.status,
+    status_reason: row.status_reason,
+    scopes: row.scopes,
+    token_expires_at: row.token_expires_at?.toISOString() ?? null,
+    last_used_at: row.last_used_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
