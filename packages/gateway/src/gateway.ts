@@ -189,6 +189,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       bodyLimitBytes: config.bodyLimitBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      tls: config.tls,
       services: {
         db,
         tokens,

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Record<string, string[]> = {
   composition: ['.'],
-  interfaces: ['http', 'mcp'],
+  interfaces: ['http', 'mcp', 'grpc'],
   services: ['authorization', 'connections', 'accounts', 'tools', 'executions', 'proxy', 'sandbox', 'auth'],
   infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging'],
   catalog: ['providers'],
