@@ -50,10 +50,18 @@ export function serveAllProtocols(server: HttpServer, options: ProtocolOptions):
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  // Fastify calls this on close: in-flight streams finish, new ones are refused (GOAWAY).
+  // Sockets handed to HTTP/2 or TLS are not tracked by the HTTP/1 server: closing must reach them.
+  const handedOff = new Set<Socket>();
+  const closeAll = server.closeAllConnections.bind(server);
   Object.assign(server, {
+    // Fastify calls this on close: in-flight streams finish, new ones are refused (GOAWAY).
     closeHttp2Sessions: () => {
       for (const session of sessions) session.close();
+    },
+    // Called when the shutdown grace period is over.
+    closeAllConnections: () => {
+      closeAll();
+      for (const socket of handedOff) socket.destroy();
     },
   });
   const toHttp2 = (socket: Socket) => http2.emit('connection', socket);
@@ -76,6 +84,10 @@ export function serveAllProtocols(server: HttpServer, options: ProtocolOptions):
 
   server.on('connection', (socket: Socket) => {
     firstBytes(socket, options.firstBytesTimeoutMs, (seen) => {
+      if (secure || seen.subarray(0, PREFACE.length).equals(PREFACE)) {
+        handedOff.add(socket);
+        socket.once('close', () => handedOff.delete(socket));
+      }
       if (secure) {
         if (seen[0] === TLS_HANDSHAKE) secure.emit('connection', socket);
         else options.refusePlaintext(socket);
