@@ -230,7 +230,12 @@ describe.each(BACKENDS)('the official Scalekit Node SDK against Portico ($name)'
     // An account that must be authorized again: FAILED_PRECONDITION with a fresh link.
     await sk.actions.getOrCreateConnectedAccount({ connectionName: 'notion-sandbox', identifier: 'pending' });
     const inactive = await sk.actions
-      .executeTool({ toolName: 'notes_user_list', identifier: 'pending', connector: 'notion-sandbox' })
+      .executeTool({
+        toolName: 'notes_user_list',
+        identifier: 'pending',
+        connector: 'notion-sandbox',
+        toolInput: {},
+      })
       .catch((e: unknown) => e);
     expect(inactive).toBeInstanceOf(ScalekitToolException);
     expect(inactive).toMatchObject({ grpcStatus: 9, toolErrorCode: 'account_not_active' });
@@ -256,7 +261,7 @@ describe.each(BACKENDS)('the official Scalekit Node SDK against Portico ($name)'
     expect((noUser as Error).message).toContain('identifier');
 
     const unknown = await sk.actions
-      .executeTool({ toolName: 'notes_user_lst', identifier: 'user_1' })
+      .executeTool({ toolName: 'notes_user_lst', identifier: 'user_1', toolInput: {} })
       .catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(ScalekitNotFoundException);
     expect((unknown as Error).message).toContain('Did you mean "notes_user_list"');
@@ -361,6 +366,7 @@ describe.each(BACKENDS)('the official Scalekit Node SDK against Portico ($name)'
         toolName: 'notes_user_list',
         identifier: 'user_1',
         connector: 'notion-sandbox',
+        toolInput: {},
       }),
     ).rejects.toBeInstanceOf(ScalekitToolException);
   });
