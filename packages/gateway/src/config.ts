@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { LOG_LEVELS, type LogLevel } from './logging/logger.js';
 
 /**
@@ -41,6 +43,8 @@ export interface Config {
     retryScheduleMs: number[];
     concurrency: number;
   };
+  /** Certificate chain and private key (PEM) when Portico terminates TLS itself. */
+  tls: { cert: string; key: string } | undefined;
   upstream: {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
@@ -93,6 +97,9 @@ export const CONFIG_VARIABLES = {
   PORTICO_WEBHOOK_RETRY_SCHEDULE:
     'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
   PORTICO_WEBHOOK_CONCURRENCY: 'Webhook attempts in flight at once per process (1–256). Default 32.',
+  PORTICO_TLS_CERT:
+    'Certificate chain (PEM text or a file path): Portico then serves TLS on its port, HTTP/1.1 and HTTP/2 by ALPN. Needs PORTICO_TLS_KEY.',
+  PORTICO_TLS_KEY: 'Private key of PORTICO_TLS_CERT (PEM text or a file path).',
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -226,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     });
   }
 
+  const tls = tlsMaterial(env, problems);
+
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -248,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRequestTtlSeconds,
     eventRetentionDays,
     webhooks,
+    tls,
     upstream,
   };
 }
@@ -269,4 +279,41 @@ function parseSchedule(raw: string | undefined, problems: string[]): number[] {
     return parseSchedule(DEFAULT_RETRY_SCHEDULE, []);
   }
   return delays;
+}
+
+/** PEM text as given, or read from the file named; both variables or neither, and a matching pair. */
+function tlsMaterial(env: NodeJS.ProcessEnv, problems: string[]): Config['tls'] {
+  const read = (name: 'PORTICO_TLS_CERT' | 'PORTICO_TLS_KEY'): string | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    if (raw.startsWith('-----BEGIN')) return raw.replaceAll('\\n', '\n');
+    try {
+      return readFileSync(raw, 'utf8');
+    } catch (error) {
+      problems.push(
+        `${name}: cannot read "${raw}" (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a readable PEM file path or the PEM text itself.`,
+      );
+      return undefined;
+    }
+  };
+  const cert = read('PORTICO_TLS_CERT');
+  const key = read('PORTICO_TLS_KEY');
+  const given = ['PORTICO_TLS_CERT', 'PORTICO_TLS_KEY'].filter((name) => env[name]?.trim());
+  if (given.length === 1) {
+    problems.push(
+      `${given[0]} is set without ${given[0] === 'PORTICO_TLS_CERT' ? 'PORTICO_TLS_KEY' : 'PORTICO_TLS_CERT'}; set both to serve TLS, or neither.`,
+    );
+    return undefined;
+  }
+  if (!cert || !key) return undefined;
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    // OpenSSL's reason names what is wrong (no PEM, key mismatch) without echoing the key.
+    problems.push(
+      `PORTICO_TLS_CERT and PORTICO_TLS_KEY are not a usable certificate and private key (${(error as Error).message}); give the PEM certificate chain and its unencrypted private key.`,
+    );
+    return undefined;
+  }
+  return { cert, key };
 }

@@ -202,6 +202,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       bodyLimitBytes: config.bodyLimitBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      tls: config.tls,
       services: {
         db,
         tokens,
@@ -264,7 +265,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       },
       ...(client ? { bootstrapClient: client } : {}),
       async listen() {
-        return app.listen({ port: config.port, host: config.host });
+        const url = await app.listen({ port: config.port, host: config.host });
+        // Fastify knows only the HTTP server behind the TLS layer.
+        return config.tls ? url.replace(/^http:/, 'https:') : url;
       },
       close() {
         closing ??= (async () => {

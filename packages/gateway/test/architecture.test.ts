@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
  */
 const LAYERS: Record<string, string[]> = {
   composition: ['.'],
-  interfaces: ['http', 'mcp'],
+  interfaces: ['http', 'mcp', 'grpc'],
   services: [
     'authorization',
     'connections',

@@ -14,7 +14,9 @@ import {
   deactivateAccount,
   deleteAbandonedPendingAccounts,
   findAccount,
+  findAccountByIdentifier,
   listAccounts,
+  upsertPendingAccount,
 } from '../store/accounts.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
@@ -43,18 +45,28 @@ export class AccountService {
     environmentId: string,
     query: ListAccountsQuery,
   ): Promise<{ data: AccountView[]; next_page_token: string | null }> {
+    const page = await this.listRows(environmentId, query);
+    return { data: page.rows.map((r) => this.view(r)), next_page_token: page.nextPageToken };
+  }
+
+  /** One page of accounts as stored (with their connection's facts), newest id last. */
+  async listRows(
+    environmentId: string,
+    query: ListAccountsQuery & { provider?: string },
+  ): Promise<{ rows: AccountWithConnection[]; nextPageToken: string | null }> {
     const limit = query.page_size ?? 50;
     const rows = await listAccounts(this.deps.db, environmentId, {
       ...(query.connection_name ? { connectionName: query.connection_name } : {}),
       ...(query.identifier ? { identifier: query.identifier } : {}),
       ...(query.status ? { status: query.status } : {}),
+      ...(query.provider ? { provider: query.provider } : {}),
       ...(query.page_token ? { after: decodeCursor(query.page_token) } : {}),
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
     return {
-      data: page.map((r) => this.view(r)),
-      next_page_token: rows.length > limit ? Buffer.from(page.at(-1)!.id).toString('base64url') : null,
+      rows: page,
+      nextPageToken: rows.length > limit ? Buffer.from(page.at(-1)!.id).toString('base64url') : null,
     };
   }
 
@@ -67,6 +79,42 @@ export class AccountService {
       );
     }
     return row;
+  }
+
+  /** The account of `identifier` on the named connection. */
+  async getByRef(
+    environmentId: string,
+    connectionName: string,
+    identifier: string,
+  ): Promise<AccountWithConnection> {
+    const row = await findAccountByIdentifier(this.deps.db, environmentId, connectionName, identifier);
+    if (row) return row;
+    // Tell a missing connection from a missing account: the fix differs.
+    await this.deps.connections.get(environmentId, connectionName);
+    throw new Problem(
+      'account_not_found',
+      `No connected account for identifier "${identifier}" on connection "${connectionName}"; create one with an authorization link and let the user authorize.`,
+    );
+  }
+
+  /**
+   * A new PENDING_AUTH account for `identifier` on the named connection, to be authorized through
+   * a link; account_exists when there is one already.
+   */
+  async create(
+    environmentId: string,
+    connectionName: string,
+    identifier: string,
+  ): Promise<AccountWithConnection> {
+    const connection = await this.deps.connections.get(environmentId, connectionName);
+    if (await findAccountByIdentifier(this.deps.db, environmentId, connectionName, identifier)) {
+      throw new Problem(
+        'account_exists',
+        `Identifier "${identifier}" already has an account on connection "${connectionName}"; read it instead of creating it.`,
+      );
+    }
+    const row = await upsertPendingAccount(this.deps.db, environmentId, connection.id, identifier);
+    return this.get(environmentId, row.id);
   }
 
   /** Revokes at the provider where it can, wipes the credentials, marks the account DISCONNECTED. */

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Socket } from 'node:net';
 import formbody from '@fastify/formbody';
 import Fastify, {
   type FastifyBaseLogger,
@@ -14,9 +16,10 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
-import { Problem } from '../errors/problem.js';
+import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
+import { grpcHandler } from '../grpc/server.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
@@ -30,6 +33,7 @@ import type { WebhookService } from '../webhooks/service.js';
 import { bearerAuthentication } from './authenticate.js';
 import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
+import { serveAllProtocols } from './listener.js';
 import { registerApiDescription } from './openapi.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -67,6 +71,8 @@ export interface AppOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   services: AppServices;
+  /** Certificate and key when Portico terminates TLS itself (PORTICO_TLS_CERT / PORTICO_TLS_KEY). */
+  tls?: { cert: string; key: string } | undefined;
   /** Mounts extra plugins at the root (the sandbox emulators). */
   mount?: (app: FastifyInstance) => Promise<void>;
 }
@@ -156,11 +162,14 @@ function originForm(url: string): string {
 
 /**
  * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
- * handler (see ./fast-proxy.ts); `fast` is set once the services are wired.
+ * handler (see ./fast-proxy.ts; `fast` is set once the services are wired), and HTTP/2 and TLS on
+ * the same port (./listener.ts): HTTP/2 carries gRPC.
  */
 function serverWithFastPath(
   fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean },
   headersTimeoutMs: number,
+  http2: (req: Http2ServerRequest, res: Http2ServerResponse) => void,
+  tls: AppOptions['tls'],
 ) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) => {
     // Repeated headers arrive joined ("a, b"), never silently reduced to the first: two
@@ -181,7 +190,42 @@ function serverWithFastPath(
     server.setTimeout(opts.connectionTimeout as number);
     if ((opts.maxRequestsPerSocket as number) > 0)
       server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+    serveAllProtocols(server, { http2, tls, firstBytesTimeoutMs: headersTimeoutMs, refusePlaintext });
     return server;
+  };
+}
+
+/** A cleartext request to a TLS port: a problem the client can read, then the connection closes. */
+function refusePlaintext(socket: Socket): void {
+  const body = JSON.stringify(
+    new Problem(
+      'tls_required',
+      'This port speaks TLS only (PORTICO_TLS_CERT is set): use an https:// URL (for gRPC, a TLS channel).',
+    ).toBody(newRequestId()),
+  );
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  socket.once('error', () => {});
+}
+
+/**
+ * HTTP/2 on this port is for gRPC; anything else is told to use HTTP/1.1, which every REST client,
+ * browser and the proxy speak (TLS clients offering both are given HTTP/1.1 already).
+ */
+function http2Requests(grpc: (req: Http2ServerRequest, res: Http2ServerResponse) => void) {
+  return (req: Http2ServerRequest, res: Http2ServerResponse) => {
+    if (req.headers['content-type']?.startsWith('application/grpc')) {
+      grpc(req, res);
+      return;
+    }
+    req.resume();
+    const body = new Problem(
+      'not_implemented',
+      'HTTP/2 on this port carries gRPC only; send REST, proxy and browser requests over HTTP/1.1.',
+    ).toBody(newRequestId());
+    res.writeHead(501, { 'content-type': PROBLEM_CONTENT_TYPE });
+    res.end(JSON.stringify(body));
   };
 }
 
@@ -251,11 +295,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const lines = new RequestLines(options.logger);
   const fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean } = {};
+  const grpc = grpcHandler({
+    tokens: services.tokens,
+    clients: services.clients,
+    accounts: services.accounts,
+    authorization: services.authorization,
+    connections: services.connections,
+    engine: services.engine,
+    logger: options.logger,
+    readMaxBytes: options.bodyLimitBytes,
+  });
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimitBytes,
     genReqId: requestIdOf,
-    serverFactory: serverWithFastPath(fast, options.headersTimeoutMs),
+    serverFactory: serverWithFastPath(fast, options.headersTimeoutMs, http2Requests(grpc), options.tls),
     logController: new RequestLogController(lines),
     childLoggerFactory: (logger, bindings, options) =>
       deferredChildLogger(logger as Logger, bindings, options) as FastifyBaseLogger,

@@ -58,6 +58,8 @@ export interface RequestLine {
   /** Without the query string (which carries OAuth codes and states). */
   path: string;
   status: number;
+  /** gRPC calls: the status name (HTTP status is 200 whatever the outcome). */
+  grpc_status?: string;
   duration_ms: number;
 }
 

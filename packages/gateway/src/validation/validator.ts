@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FieldError } from '../errors/problem.js';
+import { type FieldError, invalidInput, type Problem } from '../errors/problem.js';
 
 // ajv-formats ships CommonJS; its default export is the function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -101,4 +101,17 @@ export function summarize(errors: FieldError[], what = 'The request'): string {
     .map((e) => `${e.path.replace(/^\//, '').replaceAll('/', '.') || 'body'} ${e.message}`);
   const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
   return `${what} is invalid: ${parts.join('; ')}${more}.`;
+}
+
+export function validationProblem(errors: FieldError[], what?: string): Problem {
+  return invalidInput(summarize(errors, what), errors);
+}
+
+/** Compiles once; the returned function throws an `invalid_input` Problem on bad input (callers outside HTTP routes, e.g. gRPC). */
+export function compileValidator<T>(schema: object, what?: string): (value: unknown) => T {
+  const validate: ValidateFunction = bodyAjv.compile(schema);
+  return (value: unknown) => {
+    if (!validate(value)) throw validationProblem(toFieldErrors(validate.errors), what);
+    return value as T;
+  };
 }

@@ -1,0 +1,107 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { ScalekitClient, ScalekitToolException } from '@scalekit-sdk/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { createSandboxConnection } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/** A self-signed certificate for 127.0.0.1, made for this run. */
+function selfSigned(dir: string): { certPath: string; keyPath: string } {
+  const certPath = path.join(dir, 'cert.pem');
+  const keyPath = path.join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1']
+      .concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
+      .concat(['-keyout', keyPath, '-out', certPath]),
+    { stdio: 'ignore' },
+  );
+  return { certPath, keyPath };
+}
+
+/** The protocol the gateway picks for a client offering `protocols`, verified against our certificate. */
+function negotiate(url: string, ca: string, protocols: string[]): Promise<string | false> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), ca, ALPNProtocols: protocols }, () => {
+      resolve(socket.alpnProtocol ?? false);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe.each(BACKENDS)('the official Scalekit Node SDK over TLS ($name)', (backend) => {
+  let t: TestGateway;
+  let dir: string;
+  let cert: string;
+  const trust = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'portico-tls-'));
+    const { certPath, keyPath } = selfSigned(dir);
+    cert = readFileSync(certPath, 'utf8');
+    t = await startTestGateway(backend, {
+      PORTICO_PUBLIC_URL: 'https://127.0.0.1:{port}',
+      // A path for one, the PEM text for the other: both forms are accepted.
+      PORTICO_TLS_CERT: certPath,
+      PORTICO_TLS_KEY: readFileSync(keyPath, 'utf8'),
+      PORTICO_SHUTDOWN_GRACE_MS: '1000',
+    });
+    // The SDK has no option for a private CA: this process trusts any certificate while it runs
+    // (the certificate served is checked against ours below).
+    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+    await createSandboxConnection(t, 'notion-sandbox', 'notion');
+  }, 60_000);
+  afterAll(async () => {
+    if (trust === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+    else process.env.NODE_TLS_REJECT_UNAUTHORIZED = trust;
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves our certificate, HTTP/2 to gRPC clients and HTTP/1.1 to clients offering both', async () => {
+    expect(t.url).toMatch(/^https:\/\//);
+    expect(await negotiate(t.url, cert, ['h2'])).toBe('h2');
+    expect(await negotiate(t.url, cert, ['h2', 'http/1.1'])).toBe('http/1.1');
+    expect(await negotiate(t.url, cert, [])).toBe(false);
+  });
+
+  it('runs the SDK over TLS: gRPC on HTTP/2, the token and the proxy on HTTP/1.1', async () => {
+    const sk = new ScalekitClient(t.url, t.clientId, t.clientSecret);
+    const created = await sk.actions.getOrCreateConnectedAccount({
+      connectionName: 'notion-sandbox',
+      identifier: 'tls_user',
+    });
+    expect(created.connectedAccount).toMatchObject({ identifier: 'tls_user', status: 3 });
+    const { link } = await sk.actions.getAuthorizationLink({
+      connectionName: 'notion-sandbox',
+      identifier: 'tls_user',
+    });
+    expect(link).toMatch(new RegExp(`^${t.url}/connect/`));
+    expect((await sk.tools.listTools()).tools.length).toBe(t.gateway.engine.list().length);
+    // Not authorized yet: the tool error and the proxy's problem arrive as such, over TLS.
+    const tool = await sk.actions
+      .executeTool({ toolName: 'notes_user_list', identifier: 'tls_user', toolInput: {} })
+      .catch((e: unknown) => e);
+    expect(tool).toBeInstanceOf(ScalekitToolException);
+    expect(tool).toMatchObject({ toolErrorCode: 'account_not_active' });
+    const proxied = await sk.actions
+      .request({ connectionName: 'notion-sandbox', identifier: 'tls_user', path: '/v1/users/me' })
+      .catch((e: unknown) => e);
+    expect((proxied as { errDetails: { code: string } }).errDetails.code).toBe('account_not_active');
+  });
+
+  it('answers cleartext on the TLS port with a problem saying to use https', async () => {
+    const res = await fetch(t.url.replace('https:', 'http:') + '/healthz');
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(body.code).toBe('tls_required');
+    expect(body.detail).toContain('https://');
+  });
+});
