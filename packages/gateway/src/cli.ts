@@ -47,6 +47,14 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
   executions list [--tool T] [--identifier I] [--status success|error]
   executions get <exec_…>
+  mcp-tokens create --identifier I [--connections a,b] [--tools x,y] [--expires-in SECONDS]
+  mcp-tokens list [--identifier I]
+  mcp-tokens revoke <mcpt_…>
+  webhooks create --url U --events a,b|* [--description D]
+  webhooks list | get <wh_…> | delete <wh_…> | rotate-secret <wh_…> | deliveries <wh_…>
+  webhooks update <wh_…> [--url U] [--events a,b] [--description D] [--enabled true|false]
+  webhooks retry <wh_…> <evt_…>
+  events list [--type T] [--after evt_…]
 
 Configuration comes from the environment (see README).`;
 
@@ -151,6 +159,15 @@ async function main(argv: string[]): Promise<number> {
       tool: { type: 'string' },
       input: { type: 'string' },
       'redirect-url': { type: 'string' },
+      connections: { type: 'string' },
+      tools: { type: 'string' },
+      'expires-in': { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      description: { type: 'string' },
+      enabled: { type: 'string' },
+      type: { type: 'string' },
+      after: { type: 'string' },
       state: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

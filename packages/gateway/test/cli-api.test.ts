@@ -13,7 +13,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
   const cli = (args: string[], input?: string) => runCliAsync(args, env, input);
 
   beforeAll(async () => {
-    t = await startTestGateway(backend);
+    t = await startTestGateway(backend, { PORTICO_WEBHOOK_ALLOW_PRIVATE: 'true' });
     env = { PORTICO_ENV_URL: t.url, PORTICO_CLIENT_ID: t.clientId, PORTICO_CLIENT_SECRET: t.clientSecret };
     await sandboxAccount(t, { provider: 'notion', identifier: 'user_42', connection: 'notes' });
   });
@@ -175,6 +175,71 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
 
     const executions = await cli(['executions', 'list', '--tool', 'notes_user_list', '--status', 'error']);
     expect(executions.stdout).toMatch(/^exec_\w+\s+notes_user_list\s+user_42\s+error\s+invalid_input/m);
+  });
+
+  it('mints, lists and revokes MCP tokens', async () => {
+    const minted = await cli([
+      'mcp-tokens',
+      'create',
+      '--identifier',
+      'user_42',
+      '--connections',
+      'notes',
+      '--tools',
+      'notes_user_list',
+      '--json',
+    ]);
+    expect(minted.status, minted.stderr).toBe(0);
+    const token = JSON.parse(minted.stdout) as { id: string; token: string; url: string };
+    expect(token).toMatchObject({ token: expect.stringMatching(/^pmt_/), url: `${t.url}/mcp` });
+    const table = await cli(['mcp-tokens', 'list', '--identifier', 'user_42']);
+    expect(table.stdout).toMatch(new RegExp(`^${token.id}\\s+user_42\\s+notes\\s+notes_user_list\\s`, 'm'));
+    expect(table.stdout).not.toContain(token.token);
+    expect((await cli(['mcp-tokens', 'revoke', token.id])).status).toBe(0);
+    expect((await cli(['mcp-tokens', 'list'])).stdout).not.toContain(token.id);
+    const again = await cli(['mcp-tokens', 'revoke', token.id]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/mcp_token_not_found/);
+  });
+
+  it('manages webhook endpoints and lists events', async () => {
+    const created = await cli([
+      'webhooks',
+      'create',
+      '--url',
+      'http://127.0.0.1:65530/hook',
+      '--events',
+      'connection.created,connection.deleted',
+      '--json',
+    ]);
+    expect(created.status, created.stderr).toBe(0);
+    const endpoint = JSON.parse(created.stdout) as { id: string; secret: string };
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const table = await cli(['webhooks', 'list']);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^${endpoint.id}\\s+http://127\\.0\\.0\\.1:65530/hook\\s+connection\\.created,connection\\.deleted\\s+yes`,
+        'm',
+      ),
+    );
+    expect(table.stdout).not.toContain(endpoint.secret);
+    const disabled = await cli(['webhooks', 'update', endpoint.id, '--enabled', 'false', '--json']);
+    expect(JSON.parse(disabled.stdout)).toMatchObject({ enabled: false });
+    const rotated = JSON.parse((await cli(['webhooks', 'rotate-secret', endpoint.id, '--json'])).stdout) as {
+      secret: string;
+    };
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect((await cli(['webhooks', 'delete', endpoint.id])).status).toBe(0);
+    const bad = await cli(['webhooks', 'create', '--url', 'ftp://example.com/hook', '--events', '*']);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^error \(invalid_input\)[\s\S]*\/url/);
+
+    await t.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: 'evented', provider: 'notion', sandbox: true },
+    });
+    const events = await cli(['events', 'list', '--type', 'connection.created']);
+    expect(events.stdout).toMatch(/^evt_\w+\s+connection\.created\s+\S+\s+conn_\w+/m);
   });
 
   it('says how to reach the gateway when it cannot, and which credentials are missing', async () => {

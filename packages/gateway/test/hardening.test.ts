@@ -254,7 +254,10 @@ describe.runIf(postgresAvailable)('a replica whose database connection drops', (
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(proxied).toBe(401);
-      expect((await fetch(`${cutReplica.url}/readyz`)).status).toBe(200);
+      // Requests read through to the database as soon as it answers; the listener follows.
+      await expect
+        .poll(async () => (await fetch(`${cutReplica.url}/readyz`)).status, { timeout: 3000 })
+        .toBe(200);
       expect((await cutReplica.api('/api/v1/connections', { token })).status).toBe(401);
     } finally {
       await other.close();

@@ -9,7 +9,9 @@ import {
 } from './resources/connected-accounts.js';
 import { Connections } from './resources/connections.js';
 import { Executions } from './resources/executions.js';
+import { McpTokens } from './resources/mcp-tokens.js';
 import { type ExecuteToolInput, type ExecuteToolResult, Tools } from './resources/tools.js';
+import { Events, Webhooks } from './resources/webhooks.js';
 import type { AuthorizationLinkResult } from './types.js';
 
 export interface PorticoOptions {
@@ -67,6 +69,9 @@ export class Portico {
   readonly connectedAccounts: ConnectedAccounts;
   readonly tools: Tools;
   readonly executions: Executions;
+  readonly mcpTokens: McpTokens;
+  readonly webhooks: Webhooks;
+  readonly events: Events;
   private readonly transport: Transport;
 
   constructor(options: PorticoOptions = {}) {
@@ -103,6 +108,9 @@ export class Portico {
     this.connectedAccounts = new ConnectedAccounts(this.transport);
     this.tools = new Tools(this.transport, this.connectedAccounts);
     this.executions = new Executions(this.transport);
+    this.mcpTokens = new McpTokens(this.transport);
+    this.webhooks = new Webhooks(this.transport);
+    this.events = new Events(this.transport);
   }
 
   /** A link for the end user to authorize a connection (single use, expiring). */

@@ -10,7 +10,15 @@ export type {
   ListAccountsOptions,
 } from './resources/connected-accounts.js';
 export type { ListExecutionsOptions } from './resources/executions.js';
+export type { McpToken, MintMcpTokenInput } from './resources/mcp-tokens.js';
 export type { ExecuteToolInput, ExecuteToolResult, RawToolFormat } from './resources/tools.js';
+export type {
+  CreateWebhookInput,
+  PorticoEvent,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookDelivery,
+} from './resources/webhooks.js';
 export type { ToolContext, ToolFramework, ToolOutcome, ToolsForOptions } from './tools/framework.js';
 export { dataText, problemText } from './tools/outcome.js';
 export * from './types.js';

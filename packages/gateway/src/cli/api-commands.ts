@@ -4,9 +4,13 @@ import {
   type ConnectedAccount,
   type Connection,
   type Execution,
+  type McpToken,
   Portico,
+  type PorticoEvent,
   type ProviderKey,
   type ToolDefinition,
+  type Webhook,
+  type WebhookDelivery,
 } from '@portico/sdk';
 import { type Column, printFields, printJson, printTable } from './output.js';
 
@@ -14,7 +18,16 @@ import { type Column, printFields, printJson, printTable } from './output.js';
  * Commands that act on a running gateway through its HTTP API (with the SDK), so they work while
  * the embedded gateway holds its store and never write around it.
  */
-export const API_COMMANDS = new Set(['connections', 'accounts', 'link', 'tools', 'executions', 'mcp-tokens']);
+export const API_COMMANDS = new Set([
+  'connections',
+  'accounts',
+  'link',
+  'tools',
+  'executions',
+  'mcp-tokens',
+  'webhooks',
+  'events',
+]);
 
 export interface ApiArgs {
   command: string;
@@ -76,6 +89,40 @@ const EXECUTION_COLUMNS: Column<Execution>[] = [
   { header: 'ERROR', value: (e) => e.errorCode },
   { header: 'MS', value: (e) => e.durationMs },
   { header: 'STARTED', value: (e) => e.startedAt },
+];
+
+const MCP_TOKEN_COLUMNS: Column<McpToken>[] = [
+  { header: 'ID', value: (t) => t.id },
+  { header: 'IDENTIFIER', value: (t) => t.identifier, max: 30 },
+  { header: 'CONNECTIONS', value: (t) => t.connectionNames ?? 'all', max: 30 },
+  { header: 'TOOLS', value: (t) => t.tools ?? 'all', max: 40 },
+  { header: 'EXPIRES', value: (t) => t.expiresAt },
+];
+
+const WEBHOOK_COLUMNS: Column<Webhook>[] = [
+  { header: 'ID', value: (w) => w.id },
+  { header: 'URL', value: (w) => w.url, max: 50 },
+  { header: 'EVENTS', value: (w) => w.events, max: 50 },
+  {
+    header: 'ENABLED',
+    value: (w) => (w.enabled ? 'yes' : `no${w.disabledReason ? ` (${w.disabledReason})` : ''}`),
+  },
+];
+
+const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
+  { header: 'EVENT', value: (d) => d.eventId },
+  { header: 'ATTEMPT', value: (d) => d.attempt },
+  { header: 'HTTP', value: (d) => d.statusCode },
+  { header: 'DELIVERY', value: (d) => d.deliveryStatus },
+  { header: 'MS', value: (d) => d.durationMs },
+  { header: 'ERROR', value: (d) => d.error, max: 60 },
+];
+
+const EVENT_COLUMNS: Column<PorticoEvent>[] = [
+  { header: 'ID', value: (e) => e.id },
+  { header: 'TYPE', value: (e) => e.type },
+  { header: 'CREATED', value: (e) => e.createdAt },
+  { header: 'SUBJECT', value: (e) => e.data.id ?? e.data.name, max: 40 },
 ];
 
 function list(values: ApiArgs['values'], name: string): string[] | undefined {
@@ -264,6 +311,106 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         await portico.executions.get(needArg(args[0], 'executions get needs an execution id (exec_…)')),
       );
       return 0;
+    case 'mcp-tokens create': {
+      const connectionNames = list(values, 'connections');
+      const tools = list(values, 'tools');
+      const expiresIn = str(values, 'expires-in');
+      const minted = await portico.mcpTokens.create({
+        identifier: needArg(str(values, 'identifier'), 'mcp-tokens create needs --identifier'),
+        ...(connectionNames ? { connectionNames } : {}),
+        ...(tools ? { tools } : {}),
+        ...(expiresIn ? { expiresIn: Number(expiresIn) } : {}),
+      });
+      showOne(minted);
+      if (!asJson) process.stderr.write("The token is shown only now: give it to the user's MCP client.\n");
+      return 0;
+    }
+    case 'mcp-tokens list': {
+      const identifier = str(values, 'identifier');
+      show(await portico.mcpTokens.list(identifier ? { identifier } : {}).toArray(), MCP_TOKEN_COLUMNS);
+      return 0;
+    }
+    case 'mcp-tokens revoke': {
+      const id = needArg(args[0], 'mcp-tokens revoke needs a token id (mcpt_…)');
+      await portico.mcpTokens.revoke(id);
+      showOne({ id, revoked: true });
+      return 0;
+    }
+    case 'webhooks create': {
+      const description = str(values, 'description');
+      showOne(
+        await portico.webhooks.create({
+          url: needArg(str(values, 'url'), 'webhooks create needs --url'),
+          events: needArg(
+            list(values, 'events')?.join(','),
+            'webhooks create needs --events (e.g. "*")',
+          ).split(','),
+          ...(description ? { description } : {}),
+        }),
+      );
+      if (!asJson)
+        process.stderr.write('The signing secret is shown only now: store it with the receiver.\n');
+      return 0;
+    }
+    case 'webhooks list':
+      show(await portico.webhooks.list().toArray(), WEBHOOK_COLUMNS);
+      return 0;
+    case 'webhooks get':
+      showOne(await portico.webhooks.get(needArg(args[0], 'webhooks get needs an endpoint id (wh_…)')));
+      return 0;
+    case 'webhooks update': {
+      const events = list(values, 'events');
+      const enabled = str(values, 'enabled');
+      if (enabled !== undefined && enabled !== 'true' && enabled !== 'false') {
+        throw new UsageError('--enabled is true or false');
+      }
+      showOne(
+        await portico.webhooks.update(needArg(args[0], 'webhooks update needs an endpoint id (wh_…)'), {
+          ...(str(values, 'url') ? { url: str(values, 'url')! } : {}),
+          ...(events ? { events } : {}),
+          ...(str(values, 'description') !== undefined ? { description: str(values, 'description')! } : {}),
+          ...(enabled !== undefined ? { enabled: enabled === 'true' } : {}),
+        }),
+      );
+      return 0;
+    }
+    case 'webhooks delete': {
+      const id = needArg(args[0], 'webhooks delete needs an endpoint id (wh_…)');
+      await portico.webhooks.delete(id);
+      showOne({ id, deleted: true });
+      return 0;
+    }
+    case 'webhooks rotate-secret':
+      showOne(
+        await portico.webhooks.rotateSecret(
+          needArg(args[0], 'webhooks rotate-secret needs an endpoint id (wh_…)'),
+        ),
+      );
+      return 0;
+    case 'webhooks deliveries': {
+      const id = needArg(args[0], 'webhooks deliveries needs an endpoint id (wh_…)');
+      show((await portico.webhooks.deliveries(id, { pageSize: 100 })).data, DELIVERY_COLUMNS);
+      return 0;
+    }
+    case 'webhooks retry':
+      showOne(
+        await portico.webhooks.retry(
+          needArg(args[0], 'webhooks retry needs an endpoint id and an event id'),
+          needArg(args[1], 'webhooks retry needs an endpoint id and an event id'),
+        ),
+      );
+      return 0;
+    case 'events list': {
+      const type = str(values, 'type');
+      const after = str(values, 'after');
+      const page = await portico.events.list({
+        ...(type ? { type } : {}),
+        ...(after ? { after } : {}),
+        pageSize: 200,
+      });
+      show(page.data, EVENT_COLUMNS);
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${[command, sub, ...args].filter(Boolean).join(' ')}"`);
   }
