@@ -10,6 +10,7 @@ import {
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { parseCreateConnection } from './connections/schemas.js';
 import { ConnectionService } from './connections/service.js';
+import { ADMINS_USAGE, adminsCommand, printAdmin } from './dashboard/admins-command.js';
 import { Problem } from './errors/problem.js';
 import { createGateway, openStore } from './gateway.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
@@ -31,6 +32,7 @@ const USAGE = `Usage: portico <command>
   connections list
   connections get <name>
   connections delete <name>
+${ADMINS_USAGE}
 
 Configuration comes from the environment (see README). With the embedded database, commands that
 open the store refuse to run while a gateway has it open: stop the gateway first.`;
@@ -99,6 +101,7 @@ async function start(config: Config): Promise<void> {
     throw error;
   }
   if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
+  if (gateway.bootstrapAdmin) printAdmin(gateway.bootstrapAdmin);
   gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
   if (!youngGenerationSized()) {
     gateway.logger.info(
@@ -186,6 +189,9 @@ async function main(argv: string[]): Promise<number> {
         print({ client_id: arg, revoked: true });
         return 0;
       });
+    case 'admins create':
+    case 'admins reset-password':
+      return withStore(config, (db) => adminsCommand(db, { sub, username: values.name ?? arg }));
     case 'connections create':
     case 'connections list':
     case 'connections get':

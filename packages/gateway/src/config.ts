@@ -33,6 +33,10 @@ export interface Config {
   redirectUrlAllowlist: string[];
   /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
   authRequestTtlSeconds: number;
+  /** Bearer token a scraper sends to GET /metrics on the main port. */
+  metricsToken: string | undefined;
+  /** A port of its own for GET /metrics (no token). */
+  metricsPort: number | undefined;
   upstream: {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
@@ -78,6 +82,10 @@ export const CONFIG_VARIABLES = {
   PORTICO_UPSTREAM_MAX_ATTEMPTS: 'Attempts for a safely retryable provider request (1–10). Default 3.',
   PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS:
     'Longest Retry-After the gateway waits out itself; longer ones go back to the caller. Default 10000.',
+  PORTICO_METRICS_TOKEN:
+    'Bearer token (16+ characters) that serves GET /metrics on the main port. Default: /metrics not served there.',
+  PORTICO_METRICS_PORT:
+    'Serve GET /metrics without a token on this port (1–65535) of PORTICO_HOST instead. Default: none.',
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -109,6 +117,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const bodyTimeoutMs = int('PORTICO_BODY_TIMEOUT_MS', 10_000, 1000, 300_000);
 
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
+  const metricsPortValue = int('PORTICO_METRICS_PORT', 0, 1, 65535);
+  const metricsPort = metricsPortValue === 0 ? undefined : metricsPortValue;
+  const metricsToken = env.PORTICO_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push(
+      'PORTICO_METRICS_TOKEN must be 16–256 printable characters without spaces; generate one with: openssl rand -hex 24',
+    );
+  }
   const authRequestTtlSeconds = int('PORTICO_AUTH_REQUEST_TTL', 600, 60, 3600);
 
   const upstream = {
@@ -217,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     linkTtlSeconds,
     redirectUrlAllowlist,
     authRequestTtlSeconds,
+    metricsToken,
+    metricsPort,
     upstream,
   };
 }

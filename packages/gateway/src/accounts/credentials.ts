@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
@@ -64,6 +65,7 @@ export interface CredentialsDeps {
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
   notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
   clock?: () => number;
+  metrics?: GatewayMetrics;
 }
 
 type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; account: AccountRow };
@@ -134,7 +136,9 @@ export class CredentialManager {
   /** The remembered credential when it needs no refresh, without waiting (the proxy's hot path). */
   cachedForRef(ref: AccountRef): Credential | undefined {
     const accountId = this.byRef.get(refKey(ref));
-    return accountId === undefined ? undefined : this.fresh(accountId);
+    if (accountId !== undefined) return this.fresh(accountId);
+    this.deps.metrics?.credentialLookup(false);
+    return undefined;
   }
 
   /** A valid access token for the account (connection name + identifier). */
@@ -288,11 +292,17 @@ export class CredentialManager {
   /** The cached credential when it is far enough from expiry; records the use. */
   private fresh(accountId: string): Credential | undefined {
     const cached = this.byAccount.get(accountId);
-    if (!cached) return undefined;
-    const { credential } = cached;
-    if (cached.until <= this.clock() || this.needsRefresh(credential.provider, credential.expiresAt)) {
+    const credential = cached?.credential;
+    if (
+      !cached ||
+      !credential ||
+      cached.until <= this.clock() ||
+      this.needsRefresh(credential.provider, credential.expiresAt)
+    ) {
+      this.deps.metrics?.credentialLookup(false);
       return undefined;
     }
+    this.deps.metrics?.credentialLookup(true);
     this.lastUsed.set(accountId, this.clock());
     return credential;
   }
@@ -425,9 +435,13 @@ export class CredentialManager {
       const refreshToken = keyring.open(row.refresh_token!, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
       const endpoints = this.deps.endpoints(provider, connection);
       let tokens: Awaited<ReturnType<typeof refreshAccessToken>>;
+      const askedAt = performance.now();
       try {
         tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
+        this.deps.metrics?.refresh(provider.key, 'ok', performance.now() - askedAt);
       } catch (error) {
+        const refused = error instanceof TokenEndpointError && error.kind === 'invalid_grant';
+        this.deps.metrics?.refresh(provider.key, refused ? 'refused' : 'failed', performance.now() - askedAt);
         logger.warn(
           {
             account_id: row.id,

@@ -14,10 +14,14 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
+import type { AdminService } from '../dashboard/admins.js';
+import { dashboardPages } from '../dashboard/pages.js';
+import { adminSessionRoutes } from '../dashboard/session-routes.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
+import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/proxy.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -29,11 +33,14 @@ import { bearerAuthentication } from './authenticate.js';
 import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
 import { fastProxy } from './fast-proxy.js';
 import { registerApiDescription } from './openapi.js';
+import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { providerRoutes } from './routes/providers.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
@@ -53,6 +60,8 @@ export interface AppServices {
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
   mcpTokens: McpTokenService;
+  admins: AdminService;
+  metrics: GatewayMetrics;
 }
 
 export interface AppOptions {
@@ -61,6 +70,10 @@ export interface AppOptions {
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   services: AppServices;
+  /** Session cookies get the Secure attribute (the public URL is https). */
+  secureCookies: boolean;
+  /** Bearer token guarding GET /metrics; without it /metrics is not served here. */
+  metricsToken?: string;
   /** Mounts extra plugins at the root (the sandbox emulators). */
   mount?: (app: FastifyInstance) => Promise<void>;
 }
@@ -248,6 +261,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     done();
   });
+  const { metrics } = services;
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.request(familyOf(req.url), reply.statusCode, reply.elapsedTime);
+    done();
+  });
   registerProblemHandlers(app);
   await app.register(formbody);
   await registerApiDescription(app);
@@ -259,9 +277,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(healthRoutes, { db: services.db });
     await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
+    await own.register(dashboardPages);
+    await own.register(adminSessionRoutes, {
+      prefix: '/api/v1',
+      admins: services.admins,
+      secureCookies: options.secureCookies,
+    });
+    if (options.metricsToken) await own.register(metricsRoutes, { metrics, token: options.metricsToken });
     await own.register(
       async (api) => {
-        api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
+        api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients, services.admins));
         await api.register(connectionRoutes, { connections: services.connections });
         await api.register(connectedAccountRoutes, {
           accounts: services.accounts,
@@ -270,6 +295,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
+        await api.register(clientRoutes, { db: services.db });
+        await api.register(providerRoutes);
       },
       { prefix: '/api/v1' },
     );
@@ -311,6 +338,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     completed: (id, req, res, startedAt) =>
       lines.write(id, req.method as string, req.url as string, res.statusCode, performance.now() - startedAt),
     closing: () => closing,
+    metrics,
   });
   return app;
 }
