@@ -12,8 +12,18 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: Record<string, string[]> = {
   composition: ['.'],
   interfaces: ['http', 'mcp'],
-  services: ['authorization', 'connections', 'accounts', 'tools', 'executions', 'proxy', 'sandbox', 'auth'],
-  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging'],
+  services: [
+    'dashboard',
+    'authorization',
+    'connections',
+    'accounts',
+    'tools',
+    'executions',
+    'proxy',
+    'sandbox',
+    'auth',
+  ],
+  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging', 'metrics'],
   catalog: ['providers'],
   base: ['errors'],
 };
