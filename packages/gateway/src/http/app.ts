@@ -295,7 +295,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
-        await api.register(clientRoutes, { db: services.db });
+        await api.register(clientRoutes, { db: services.db, clients: services.clients });
         await api.register(providerRoutes);
       },
       { prefix: '/api/v1' },

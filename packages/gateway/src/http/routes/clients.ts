@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { createGatewayClient, listClients, revokeClient } from '../../auth/client-credentials.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
 import { Problem } from '../../errors/problem.js';
 import type { Database } from '../../store/db.js';
 
@@ -13,7 +14,10 @@ const CreateClientBody = Type.Object(
  * Gateway clients over HTTP (as `portico clients …` does): list, create (the secret is in the
  * response only), revoke (its tokens stop working at once in every process).
  */
-export async function clientRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+export async function clientRoutes(
+  app: FastifyInstance,
+  opts: { db: Database; clients: ClientStatusCache },
+): Promise<void> {
   const { db } = opts;
   const ofEnvironment = async (environmentId: string) =>
     (await listClients(db)).filter((c) => c.environment_id === environmentId);
@@ -60,6 +64,7 @@ export async function clientRoutes(app: FastifyInstance, opts: { db: Database })
         );
       }
       await revokeClient(db, id);
+      opts.clients.forget(id);
       return reply.code(204).send();
     },
   );
