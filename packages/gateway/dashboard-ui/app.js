@@ -24,7 +24,7 @@ const copyButton = (text, what) =>
   h(
     'button',
     { type: 'button', class: 'secondary', onclick: () => copy(text, what) },
-    `Copy ${what.toLowerCase()}`,
+    `Copy ${what.charAt(0).toLowerCase()}${what.slice(1)}`,
   );
 
 function table(headers, rows, caption) {

@@ -70,7 +70,11 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
     const s = await session(t, admin.username, admin.password);
     const ok = await asAdmin(s, '/api/v1/connections');
     expect(ok.status).toBe(200);
-    for (const headers of [{ cookie: s.cookie }, { cookie: s.cookie, 'x-csrf-token': 'forged' }]) {
+    const attempts: Array<Record<string, string>> = [
+      { cookie: s.cookie },
+      { cookie: s.cookie, 'x-csrf-token': 'forged' },
+    ];
+    for (const headers of attempts) {
       const res = await fetch(`${t.url}/api/v1/connections`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
