@@ -27,6 +27,8 @@ const copyButton = (text, what) =>
     `Copy ${what.charAt(0).toLowerCase()}${what.slice(1)}`,
   );
 
+const NUMERIC = new Set(['Count', 'Calls', 'p50', 'p95', 'Accounts', 'Duration']);
+
 function table(headers, rows, caption) {
   return h(
     'div',
