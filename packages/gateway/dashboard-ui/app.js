@@ -43,7 +43,7 @@ function table(headers, rows, caption) {
         h(
           'tr',
           {},
-          headers.map((x) => h('th', { scope: 'col' }, x)),
+          headers.map((x) => h('th', { scope: 'col', class: NUMERIC.has(x) ? 'n' : undefined }, x)),
         ),
       ),
       h(

@@ -91,14 +91,14 @@ describe.runIf(available)('the operator dashboard in a real browser', () => {
     await shoot('overview-empty');
 
     // The session cookie is out of reach of scripts; a call without the CSRF header is refused.
-    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate('document.cookie')).toBe('');
     const forged = await page.evaluate(async () => {
       const res = await fetch('/api/v1/connections', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'forged', provider: 'notion', sandbox: true }),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: (await res.json()) as { code: string } };
     });
     expect(forged.status).toBe(403);
     expect(forged.body.code).toBe('csrf_failed');
@@ -124,7 +124,7 @@ describe.runIf(available)('the operator dashboard in a real browser', () => {
     const redirectUri = await page.locator('#redirect-uri').textContent();
     expect(redirectUri).toMatch(/\/sso\/v1\/oauth\/conn_\w+\/callback$/);
     await page.getByRole('button', { name: 'Copy redirect URI' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(redirectUri);
+    await expect.poll(() => page.evaluate('navigator.clipboard.readText()')).toBe(redirectUri);
     await shoot('connection-detail');
 
     // A live connection whose secret must never come back, with the provider's setup steps.
