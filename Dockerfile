@@ -32,6 +32,7 @@ COPY --from=build /app/packages/sdk/dist packages/sdk/dist
 COPY --from=build /app/packages/gateway/package.json packages/gateway/package.json
 COPY --from=build /app/packages/gateway/bin packages/gateway/bin
 COPY --from=build /app/packages/gateway/dist packages/gateway/dist
+COPY --from=build /app/packages/gateway/dashboard-ui packages/gateway/dashboard-ui
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data

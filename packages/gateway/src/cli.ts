@@ -10,6 +10,7 @@ import {
 } from './auth/client-credentials.js';
 import { API_COMMANDS, runApiCommand, UsageError } from './cli/api-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
+import { ADMINS_USAGE, adminsCommand, printAdmin } from './dashboard/admins-command.js';
 import { Problem } from './errors/problem.js';
 import { createGateway, openStore } from './gateway.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
@@ -28,6 +29,7 @@ Operator commands (open the store; with the embedded database, stop the gateway 
   clients create [--name N]     create a gateway client and print its credentials once
   clients list                  list gateway clients
   clients revoke <client_id>    revoke a client; its tokens stop working at once
+${ADMINS_USAGE}
 
 Commands for a running gateway (its HTTP API: PORTICO_ENV_URL or --env-url, default
 http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Tables by default,
@@ -122,6 +124,7 @@ async function start(config: Config): Promise<void> {
     throw error;
   }
   if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
+  if (gateway.bootstrapAdmin) printAdmin(gateway.bootstrapAdmin);
   gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
   if (!youngGenerationSized()) {
     gateway.logger.info(
@@ -233,6 +236,9 @@ async function main(argv: string[]): Promise<number> {
         print({ client_id: arg, revoked: true });
         return 0;
       });
+    case 'admins create':
+    case 'admins reset-password':
+      return withStore(config, (db) => adminsCommand(db, { sub, username: values.name ?? arg }));
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }

@@ -45,6 +45,10 @@ export interface Config {
   };
   /** Certificate chain and private key (PEM) when Portico terminates TLS itself. */
   tls: { cert: string; key: string } | undefined;
+  /** Bearer token a scraper sends to GET /metrics on the main port. */
+  metricsToken: string | undefined;
+  /** A port of its own for GET /metrics (no token). */
+  metricsPort: number | undefined;
   upstream: {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
@@ -100,6 +104,10 @@ export const CONFIG_VARIABLES = {
   PORTICO_TLS_CERT:
     'Certificate chain (PEM text or a file path): Portico then serves TLS on its port, HTTP/1.1 and HTTP/2 by ALPN. Needs PORTICO_TLS_KEY.',
   PORTICO_TLS_KEY: 'Private key of PORTICO_TLS_CERT (PEM text or a file path).',
+  PORTICO_METRICS_TOKEN:
+    'Bearer token (16+ characters) that serves GET /metrics on the main port. Default: /metrics not served there.',
+  PORTICO_METRICS_PORT:
+    'Serve GET /metrics without a token on this port (1–65535) of PORTICO_HOST instead. Default: none.',
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -131,6 +139,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const bodyTimeoutMs = int('PORTICO_BODY_TIMEOUT_MS', 10_000, 1000, 300_000);
 
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
+  const metricsPortValue = int('PORTICO_METRICS_PORT', 0, 1, 65535);
+  const metricsPort = metricsPortValue === 0 ? undefined : metricsPortValue;
+  const metricsToken = env.PORTICO_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
+    problems.push(
+      'PORTICO_METRICS_TOKEN must be 16–256 printable characters without spaces; generate one with: openssl rand -hex 24',
+    );
+  }
   const authRequestTtlSeconds = int('PORTICO_AUTH_REQUEST_TTL', 600, 60, 3600);
 
   const upstream = {
@@ -258,6 +274,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays,
     webhooks,
     tls,
+    metricsToken,
+    metricsPort,
     upstream,
   };
 }

@@ -11,17 +11,22 @@ import { ClientStatusCache } from './auth/client-status.js';
 import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
+import type { NewAdmin } from './dashboard/admins.js';
+import { AdminService } from './dashboard/admins.js';
 import { Problem } from './errors/problem.js';
 import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logging/logger.js';
 import { McpTokenService } from './mcp/tokens.js';
+import { GatewayMetrics } from './metrics/metrics.js';
+import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { ProxyService } from './proxy/proxy.js';
 import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
+import { countAccounts } from './store/accounts.js';
 import { findConnectionById } from './store/connections.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { type Database, openDatabase } from './store/db.js';
@@ -49,8 +54,12 @@ export interface Gateway {
   events: EventService;
   webhooks: WebhookService;
   deliveries: DeliveryWorker;
+  admins: AdminService;
+  metrics: GatewayMetrics;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
+  /** The first dashboard admin, created on this start when there was none. */
+  bootstrapAdmin?: NewAdmin;
   /** Listens on config.host:config.port; resolves with the bound URL. */
   listen(): Promise<string>;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
@@ -122,7 +131,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
   try {
     const migrated = await migrate(db);
     if (migrated.applied.length) logger.info({ applied: migrated.applied }, 'database migrated');
-    const { client } = await bootstrapStore(db);
+    const { client, environment } = await bootstrapStore(db);
+    const admins = new AdminService(db);
+    const firstAdmin = await admins.ensureFirstAdmin(environment.id);
+    const metrics = new GatewayMetrics({
+      async accountsByStatus() {
+        const counts: Record<string, number> = {};
+        for (const c of await countAccounts(db)) counts[c.status] = (counts[c.status] ?? 0) + c.count;
+        return counts;
+      },
+    });
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
     // The sandbox is mounted with the app; until then (and when off) sandbox endpoints are unavailable.
@@ -163,6 +181,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         const { link, expires_at } = await authorization.linkFor({ id: accountId }, undefined, undefined, tx);
         return { link, expires_at };
       },
+      metrics,
     });
     const authorization: AuthorizationService = new AuthorizationService({
       db,
@@ -188,9 +207,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     await credentials.start();
     const http = new UpstreamHttp(config.upstream);
-    const executions = new ExecutionService(db, logger);
+    const executions = new ExecutionService(
+      db,
+      logger,
+      Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
+    );
     const engine = new ToolEngine({ executions, logger, credentials, http, tools: TOOLS });
-    const proxy = new ProxyService({ credentials, http });
+    const proxy = new ProxyService({ credentials, http, metrics });
     const clients = new ClientStatusCache(db);
     await clients.start();
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
@@ -203,6 +226,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
       tls: config.tls,
+      secureCookies: config.publicUrl.startsWith('https:'),
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       services: {
         db,
         tokens,
@@ -216,6 +241,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         mcpTokens,
         events,
         webhooks,
+        admins,
+        metrics,
         sandbox: () => sandbox,
       },
       async mount(root) {
@@ -243,6 +270,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     keepAlive.unref();
     await deliveries.start();
 
+    let metricsServer: import('node:http').Server | undefined;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -260,12 +288,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       events,
       webhooks,
       deliveries,
+      admins,
+      metrics,
       get sandbox() {
         return sandbox;
       },
       ...(client ? { bootstrapClient: client } : {}),
+      ...(firstAdmin ? { bootstrapAdmin: firstAdmin } : {}),
       async listen() {
         const url = await app.listen({ port: config.port, host: config.host });
+        if (config.metricsPort) metricsServer = await listenMetrics(metrics, config.host, config.metricsPort);
         // Fastify knows only the HTTP server behind the TLS layer.
         return config.tls ? url.replace(/^http:/, 'https:') : url;
       },
@@ -276,6 +308,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
           force.unref();
           try {
+            metricsServer?.close();
             await app.close();
           } finally {
             clearTimeout(force);

@@ -13,6 +13,7 @@ const LAYERS: Record<string, string[]> = {
   composition: ['.', 'cli'],
   interfaces: ['http', 'mcp', 'grpc'],
   services: [
+    'dashboard',
     'authorization',
     'connections',
     'accounts',
@@ -24,7 +25,7 @@ const LAYERS: Record<string, string[]> = {
     'webhooks',
     'events',
   ],
-  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging'],
+  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging', 'metrics'],
   catalog: ['providers'],
   base: ['errors'],
 };

@@ -183,7 +183,9 @@ describe.runIf(BACKENDS.some((b) => b.name === 'postgres'))('PostgreSQL specific
     const b = await openDatabase({ url: POSTGRES_URL, schema });
     try {
       const results = await Promise.all([migrate(a), migrate(b)]);
-      expect(results.flatMap((r) => r.applied).sort()).toEqual(MIGRATIONS.map((m) => m.version));
+      expect(results.flatMap((r) => r.applied).sort((x, y) => x - y)).toEqual(
+        MIGRATIONS.map((m) => m.version),
+      );
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
@@ -68,6 +69,7 @@ export interface CredentialsDeps {
   /** A fresh authorization link for the account, created in `tx` (for the expiry event). */
   authorizationLink(accountId: string, tx: Queryable): Promise<{ link: string; expires_at: string }>;
   clock?: () => number;
+  metrics?: GatewayMetrics;
 }
 
 type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; account: AccountRow };
@@ -138,7 +140,9 @@ export class CredentialManager {
   /** The remembered credential when it needs no refresh, without waiting (the proxy's hot path). */
   cachedForRef(ref: AccountRef): Credential | undefined {
     const accountId = this.byRef.get(refKey(ref));
-    return accountId === undefined ? undefined : this.fresh(accountId);
+    if (accountId !== undefined) return this.fresh(accountId);
+    this.deps.metrics?.credentialLookup(false);
+    return undefined;
   }
 
   /** A valid access token for the account (connection name + identifier). */
@@ -292,12 +296,19 @@ export class CredentialManager {
   /** The cached credential when it is far enough from expiry; records the use. */
   private fresh(accountId: string): Credential | undefined {
     const cached = this.byAccount.get(accountId);
-    // While the listener is down a deletion elsewhere would go unheard: read through instead.
-    if (!cached || !this.deps.db.listening()) return undefined;
-    const { credential } = cached;
-    if (cached.until <= this.clock() || this.needsRefresh(credential.provider, credential.expiresAt)) {
+    const credential = cached?.credential;
+    if (
+      !cached ||
+      !credential ||
+      // While the listener is down a deletion elsewhere would go unheard: read through instead.
+      !this.deps.db.listening() ||
+      cached.until <= this.clock() ||
+      this.needsRefresh(credential.provider, credential.expiresAt)
+    ) {
+      this.deps.metrics?.credentialLookup(false);
       return undefined;
     }
+    this.deps.metrics?.credentialLookup(true);
     this.lastUsed.set(accountId, this.clock());
     return credential;
   }
@@ -431,9 +442,13 @@ export class CredentialManager {
       const refreshToken = keyring.open(row.refresh_token!, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id });
       const endpoints = this.deps.endpoints(provider, connection);
       let tokens: Awaited<ReturnType<typeof refreshAccessToken>>;
+      const askedAt = performance.now();
       try {
         tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
+        this.deps.metrics?.refresh(provider.key, 'ok', performance.now() - askedAt);
       } catch (error) {
+        const refused = error instanceof TokenEndpointError && error.kind === 'invalid_grant';
+        this.deps.metrics?.refresh(provider.key, refused ? 'refused' : 'failed', performance.now() - askedAt);
         logger.warn(
           {
             account_id: row.id,

@@ -11,11 +11,13 @@ import {
   type AccountRow,
   type AccountWithConnection,
   accountsOfConnection,
+  countAccounts,
   deactivateAccount,
   deleteAbandonedPendingAccounts,
   findAccount,
   findAccountByIdentifier,
   listAccounts,
+  recentlyExpiredAccounts,
   upsertPendingAccount,
 } from '../store/accounts.js';
 import type { ConnectionRow } from '../store/connections.js';
@@ -129,6 +131,27 @@ export class AccountService {
    * Removes accounts whose authorization was abandoned: links issued, never completed, all expired.
    * Safe on every replica at once (one DELETE).
    */
+  /**
+   * Counts by connection and status (every connection of the environment, with its provider) and
+   * the accounts that expired in the last `days` days, newest first: the dashboard's overview.
+   */
+  async summary(environmentId: string, days = 7) {
+    const counts = await countAccounts(this.deps.db, environmentId);
+    const byStatus: Record<string, number> = { PENDING_AUTH: 0, ACTIVE: 0, EXPIRED: 0, DISCONNECTED: 0 };
+    for (const c of counts) byStatus[c.status] = (byStatus[c.status] ?? 0) + c.count;
+    const expired = await recentlyExpiredAccounts(
+      this.deps.db,
+      environmentId,
+      new Date(Date.now() - days * 86_400_000),
+      20,
+    );
+    return {
+      by_status: byStatus,
+      by_connection: counts,
+      recently_expired: expired.map((r) => this.view(r)),
+    };
+  }
+
   async pruneAbandoned(): Promise<number> {
     const { db } = this.deps;
     const pruned = await db.transaction(async (tx) => {

@@ -22,6 +22,11 @@ export class ClientStatusCache {
     this.db.onNotificationsMissed(() => this.active.clear());
   }
 
+  /** Forgets a client revoked by this process at once (others learn it through NOTIFY). */
+  forget(clientId: string): void {
+    this.active.delete(clientId);
+  }
+
   /** True when the client is known to be active without asking the database (the hot path). */
   knownActive(clientId: string): boolean {
     const cached = this.active.get(clientId);

@@ -5,6 +5,7 @@ import type { Database } from '../store/db.js';
 import {
   type ExecutionFilter,
   type ExecutionRow,
+  executionStats,
   findExecution,
   insertExecutions,
   listExecutions,
@@ -40,6 +41,8 @@ export class ExecutionService {
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
+    /** Which provider each tool calls, for the per-provider figures of stats(). */
+    private readonly toolProviders: Record<string, string> = {},
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
@@ -124,6 +127,49 @@ export class ExecutionService {
           : null,
     };
   }
+
+  /**
+   * Executions of the last 24 hours or 7 days, for charts: every hour of the window (empty hours
+   * as zeros) by outcome, the most frequent error codes, and p50/p95 duration per provider.
+   */
+  async stats(environmentId: string, window: StatsWindow): Promise<ExecutionStatsView> {
+    await this.flush();
+    const hourMs = 3_600_000;
+    const firstHour = Math.floor(Date.now() / hourMs) * hourMs - (STATS_WINDOWS[window] - 1) * hourMs;
+    const since = new Date(firstHour);
+    const names = Object.keys(this.toolProviders);
+    const stats = await executionStats(this.db, environmentId, since, {
+      names,
+      providers: names.map((n) => this.toolProviders[n]!),
+    });
+    const hours = Array.from({ length: STATS_WINDOWS[window] }, (_, i) => ({
+      hour: new Date(firstHour + i * hourMs).toISOString(),
+      success: 0,
+      error: 0,
+    }));
+    for (const row of stats.hours) {
+      const slot = hours[Math.round((row.hour.getTime() - firstHour) / hourMs)];
+      if (slot) slot[row.status] += row.count;
+    }
+    return {
+      window,
+      since: since.toISOString(),
+      hours,
+      error_codes: stats.errorCodes,
+      providers: stats.providers,
+    };
+  }
+}
+
+export const STATS_WINDOWS = { '24h': 24, '7d': 24 * 7 } as const;
+export type StatsWindow = keyof typeof STATS_WINDOWS;
+
+export interface ExecutionStatsView {
+  window: StatsWindow;
+  since: string;
+  hours: Array<{ hour: string; success: number; error: number }>;
+  error_codes: Array<{ error_code: string; count: number }>;
+  providers: Array<{ provider: string; count: number; p50_ms: number; p95_ms: number }>;
 }
 
 function decodeCursor(token: string): { startedAt: Date; id: string } {

@@ -16,12 +16,16 @@ import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
+import type { AdminService } from '../dashboard/admins.js';
+import { dashboardPages } from '../dashboard/pages.js';
+import { adminSessionRoutes } from '../dashboard/session-routes.js';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import { grpcHandler } from '../grpc/server.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
+import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/proxy.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
@@ -35,12 +39,15 @@ import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandler
 import { fastProxy } from './fast-proxy.js';
 import { serveAllProtocols } from './listener.js';
 import { registerApiDescription } from './openapi.js';
+import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { providerRoutes } from './routes/providers.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
@@ -63,6 +70,8 @@ export interface AppServices {
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
   mcpTokens: McpTokenService;
+  admins: AdminService;
+  metrics: GatewayMetrics;
 }
 
 export interface AppOptions {
@@ -73,6 +82,10 @@ export interface AppOptions {
   services: AppServices;
   /** Certificate and key when Portico terminates TLS itself (PORTICO_TLS_CERT / PORTICO_TLS_KEY). */
   tls?: { cert: string; key: string } | undefined;
+  /** Session cookies get the Secure attribute (the public URL is https). */
+  secureCookies: boolean;
+  /** Bearer token guarding GET /metrics; without it /metrics is not served here. */
+  metricsToken?: string;
   /** Mounts extra plugins at the root (the sandbox emulators). */
   mount?: (app: FastifyInstance) => Promise<void>;
 }
@@ -328,6 +341,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     done();
   });
+  const { metrics } = services;
+  app.addHook('onResponse', (req, reply, done) => {
+    metrics.request(familyOf(req.url), reply.statusCode, reply.elapsedTime);
+    done();
+  });
   registerProblemHandlers(app);
   // Every route, including the API description and the sandbox emulators mounted beside Portico's own.
   app.addHook('onRequest', bodyDeadline(options.bodyTimeoutMs));
@@ -340,9 +358,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(healthRoutes, { db: services.db });
     await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
+    await own.register(dashboardPages);
+    await own.register(adminSessionRoutes, {
+      prefix: '/api/v1',
+      admins: services.admins,
+      secureCookies: options.secureCookies,
+    });
+    if (options.metricsToken) await own.register(metricsRoutes, { metrics, token: options.metricsToken });
     await own.register(
       async (api) => {
-        api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
+        api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients, services.admins));
         await api.register(connectionRoutes, { connections: services.connections });
         await api.register(connectedAccountRoutes, {
           accounts: services.accounts,
@@ -353,6 +378,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
+        await api.register(clientRoutes, { db: services.db, clients: services.clients });
+        await api.register(providerRoutes);
       },
       { prefix: '/api/v1' },
     );
@@ -394,6 +421,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     completed: (id, req, res, startedAt) =>
       lines.write(id, req.method as string, req.url as string, res.statusCode, performance.now() - startedAt),
     closing: () => closing,
+    metrics,
   });
   return app;
 }

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import type { AdminService } from '../dashboard/admins.js';
+import { CSRF_HEADER, sessionCookie } from '../dashboard/cookie.js';
 import { Problem } from '../errors/problem.js';
 
 export interface Principal {
@@ -39,11 +41,24 @@ export function knownPrincipal(
 
 /**
  * The onRequest hook guarding /api/v1 and /proxy: a valid gateway access token from a client that
- * is not revoked. Client status comes from a cache that revocation clears in every process (no row
+ * is not revoked, or (on /api/v1, when `admins` is given) a dashboard session cookie together with
+ * its CSRF token. Client status comes from a cache that revocation clears in every process (no row
  * read per request). A token and client seen before are accepted without a promise in between.
  */
-export function bearerAuthentication(tokens: AccessTokenIssuer, clients: ClientStatusCache) {
+export function bearerAuthentication(
+  tokens: AccessTokenIssuer,
+  clients: ClientStatusCache,
+  admins?: AdminService,
+) {
   async function verify(req: FastifyRequest, header: string | undefined): Promise<void> {
+    const session = admins && !header ? sessionCookie(req.headers.cookie) : undefined;
+    if (session && admins) {
+      // The dashboard: its session cookie counts only with the session's CSRF token in a header.
+      const csrf = req.headers[CSRF_HEADER];
+      const admin = await admins.authenticate(session, typeof csrf === 'string' ? csrf : undefined);
+      req.principal = { clientId: admin.adminId, environmentId: admin.environmentId };
+      return;
+    }
     if (!header) {
       throw unauthenticated(
         'Send "Authorization: Bearer <access token>"; get a token from POST /oauth/token with your client_id and client_secret.',

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import { FAMILY, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService, relay } from '../proxy/proxy.js';
 import { knownPrincipal } from './authenticate.js';
@@ -19,6 +20,7 @@ export interface FastProxyDeps {
   /** Whether request lines are written at all (a listener per request costs when they are not). */
   logsRequests(): boolean;
   closing(): boolean;
+  metrics: GatewayMetrics;
 }
 
 const METHODS = new Set(PROXY_METHODS);
@@ -47,14 +49,20 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     if (!prepared) return false;
 
     const id = deps.requestId(req);
-    if (deps.logsRequests()) {
-      const startedAt = performance.now();
-      res.once('finish', () => deps.completed(id, req, res, startedAt));
-    }
+    const startedAt = performance.now();
+    if (deps.logsRequests()) res.once('finish', () => deps.completed(id, req, res, startedAt));
+    // Counted into preallocated slots (metrics/slots.ts), timed to the relayed response headers.
+    const { metrics } = deps;
     proxy
       .exchange(prepared, null)
-      .then((response) => relay(res, response, id, deps.logger))
-      .catch((error: unknown) => answerErrorRaw(res, error, id, deps.logger.child({ request_id: id })));
+      .then((response) => {
+        metrics.request(FAMILY.proxy, response.statusCode, performance.now() - startedAt);
+        relay(res, response, id, deps.logger, metrics);
+      })
+      .catch((error: unknown) => {
+        answerErrorRaw(res, error, id, deps.logger.child({ request_id: id }));
+        metrics.request(FAMILY.proxy, res.statusCode, performance.now() - startedAt);
+      });
     return true;
   };
 }

@@ -39,9 +39,26 @@ export async function registerApiDescription(app: FastifyInstance): Promise<void
             scheme: 'bearer',
             description: 'A gateway access token from POST /oauth/token.',
           },
+          dashboardSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'portico_session',
+            description: 'The dashboard session cookie from POST /api/v1/admin/session; only with csrfToken.',
+          },
+          csrfToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-CSRF-Token',
+            description: 'The csrf_token of the dashboard session.',
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'PORTICO_METRICS_TOKEN (GET /metrics only).',
+          },
         },
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { dashboardSession: [], csrfToken: [] }],
     },
     transform: ({ schema, url, route }) => ({
       schema: url.startsWith(SANDBOX_PREFIX) || url.startsWith('/docs') ? { ...schema, hide: true } : schema,

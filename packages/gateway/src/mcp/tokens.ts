@@ -133,7 +133,10 @@ export class McpTokenService {
   /** The scope of a live token whose minting client is not revoked; undefined otherwise. */
   async authenticate(token: string): Promise<McpScope | undefined> {
     const row = await findUsableMcpToken(this.deps.db, hashToken(token));
-    if (!row || !(await this.deps.clients.isActive(row.client_id))) return undefined;
+    if (!row) return undefined;
+    // A token minted by a gateway client dies with it; one minted from the dashboard has no client.
+    if (row.client_id.startsWith('cli_') && !(await this.deps.clients.isActive(row.client_id)))
+      return undefined;
     await touchMcpToken(this.deps.db, row.id);
     return {
       environmentId: row.environment_id,

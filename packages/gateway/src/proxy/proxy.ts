@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { pipeline, type Readable } from 'node:stream';
 import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import { discard, type UpstreamHttp, type UpstreamResponse } from '../upstream/http.js';
 import { type UpstreamTarget, upstreamTarget } from './path.js';
 
@@ -42,6 +43,7 @@ const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 export interface ProxyDeps {
   credentials: CredentialManager;
   http: UpstreamHttp;
+  metrics?: GatewayMetrics;
 }
 
 /** One proxied request, as the caller sent it (independent of the HTTP framework that received it). */
@@ -116,11 +118,15 @@ export class ProxyService {
         headers: upstreamHeaders(call.headers, c),
         body,
       });
+    const metrics = this.deps.metrics;
+    if (metrics && body !== null) metrics.proxyBytesIn(bodyLength(body, call.headers));
     let response = await send(credential);
+    metrics?.upstreamResponse(credential.provider.key, response.statusCode);
     if (response.statusCode === 401 && (body === null || Buffer.isBuffer(body))) {
       discard(response.body);
       credential = await this.deps.credentials.afterUnauthorized(credential);
       response = await send(credential);
+      metrics?.upstreamResponse(credential.provider.key, response.statusCode);
     }
     return response;
   }
@@ -170,6 +176,16 @@ export async function proxyBody(
   return raw;
 }
 
+/**
+ * Bytes of a request body for the metrics: a streamed body is counted by its Content-Length (a
+ * chunked upload without one counts 0: listening to the stream would race the upstream client).
+ */
+function bodyLength(body: Buffer | Readable, headers: IncomingHttpHeaders): number {
+  if (Buffer.isBuffer(body)) return body.length;
+  const length = Number(headers['content-length']);
+  return Number.isFinite(length) ? length : 0;
+}
+
 export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
@@ -185,6 +201,7 @@ export function relay(
   response: UpstreamResponse,
   requestId: string,
   log: { info(fields: object, message: string): void },
+  metrics?: GatewayMetrics,
 ): void {
   const headers: string[] = [];
   for (const name in response.headers) {
@@ -192,8 +209,10 @@ export function relay(
   }
   headers.push('x-request-id', requestId);
   res.writeHead(response.statusCode, headers);
-  if (Buffer.isBuffer(response.body)) res.end(response.body);
-  else
+  if (Buffer.isBuffer(response.body)) {
+    metrics?.proxyBytesOut(response.body.length);
+    res.end(response.body);
+  } else {
     pipeline(response.body, res, (error) => {
       // The provider's stream broke off or the caller left; the caller sees a cut-off answer.
       if (error) {
@@ -203,6 +222,9 @@ export function relay(
         );
       }
     });
+    // A streamed body (large or chunked): one listener per stream, counted as it flows.
+    if (metrics) response.body.on('data', (chunk: Buffer) => metrics.proxyBytesOut(chunk.length));
+  }
 }
 
 function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {

@@ -251,3 +251,37 @@ export async function accountsWithIdleRefreshTokens(
   );
   return rows.map((r) => r.id);
 }
+
+export interface AccountCount {
+  connection_name: string;
+  provider: string;
+  status: AccountRow['status'];
+  count: number;
+}
+
+/** How many accounts each connection has in each status (the dashboard's overview). */
+export async function countAccounts(db: Queryable, environmentId?: string): Promise<AccountCount[]> {
+  const rows = await db.query<AccountCount>(
+    `SELECT c.name AS connection_name, c.provider, a.status, count(*)::int AS count
+     FROM connected_accounts a JOIN connections c ON c.id = a.connection_id
+     WHERE $1::text IS NULL OR a.environment_id = $1
+     GROUP BY c.name, c.provider, a.status ORDER BY c.name, a.status`,
+    [environmentId ?? null],
+  );
+  return rows.map((r) => ({ ...r, count: Number(r.count) }));
+}
+
+/** Accounts that became EXPIRED since `since`, most recent first. */
+export async function recentlyExpiredAccounts(
+  db: Queryable,
+  environmentId: string,
+  since: Date,
+  limit: number,
+): Promise<AccountWithConnection[]> {
+  return db.query<AccountWithConnection>(
+    `${SELECT_WITH_CONNECTION}
+     WHERE a.environment_id = $1 AND a.status = 'EXPIRED' AND a.updated_at >= $2
+     ORDER BY a.updated_at DESC LIMIT $3`,
+    [environmentId, since, limit],
+  );
+}

@@ -118,3 +118,52 @@ export async function listExecutions(
     ],
   );
 }
+
+export interface ExecutionStats {
+  hours: Array<{ hour: Date; status: 'success' | 'error'; count: number }>;
+  errorCodes: Array<{ error_code: string; count: number }>;
+  providers: Array<{ provider: string; count: number; p50_ms: number; p95_ms: number }>;
+}
+
+/**
+ * Aggregates of the executions since `since`: per hour and outcome, per error code, and duration
+ * percentiles per provider (`tools` maps tool names to providers, so records keep their provider
+ * after their connection is gone).
+ */
+export async function executionStats(
+  db: Queryable,
+  environmentId: string,
+  since: Date,
+  tools: { names: string[]; providers: string[] },
+): Promise<ExecutionStats> {
+  const hours = await db.query<{ hour: Date; status: 'success' | 'error'; count: number }>(
+    `SELECT date_trunc('hour', started_at) AS hour, status, count(*)::int AS count FROM executions
+     WHERE environment_id = $1 AND started_at >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
+    [environmentId, since],
+  );
+  const errorCodes = await db.query<{ error_code: string; count: number }>(
+    `SELECT coalesce(error_code, 'unknown') AS error_code, count(*)::int AS count FROM executions
+     WHERE environment_id = $1 AND started_at >= $2 AND status = 'error'
+     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20`,
+    [environmentId, since],
+  );
+  const providers = await db.query<{ provider: string; count: number; p50_ms: number; p95_ms: number }>(
+    `SELECT coalesce(t.provider, 'unknown') AS provider, count(*)::int AS count,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY e.duration_ms) AS p50_ms,
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) AS p95_ms
+     FROM executions e LEFT JOIN unnest($3::text[], $4::text[]) AS t(tool_name, provider)
+       ON t.tool_name = e.tool_name
+     WHERE e.environment_id = $1 AND e.started_at >= $2 GROUP BY 1 ORDER BY 1`,
+    [environmentId, since, tools.names, tools.providers],
+  );
+  const num = <T extends { count: number }>(r: T) => ({ ...r, count: Number(r.count) });
+  return {
+    hours: hours.map(num),
+    errorCodes: errorCodes.map(num),
+    providers: providers.map((r) => ({
+      ...num(r),
+      p50_ms: Math.round(Number(r.p50_ms)),
+      p95_ms: Math.round(Number(r.p95_ms)),
+    })),
+  };
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Prefixes say what an id names, so a misplaced id is obvious in logs and errors. */
-export type IdPrefix = 'env' | 'cli' | 'conn' | 'ca' | 'areq' | 'exec' | 'mcpt' | 'evt' | 'wh';
+export type IdPrefix = 'env' | 'cli' | 'conn' | 'ca' | 'areq' | 'exec' | 'mcpt' | 'evt' | 'wh' | 'adm';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -245,4 +245,33 @@ CREATE TABLE mcp_tokens (
 CREATE INDEX mcp_tokens_identifier ON mcp_tokens (environment_id, identifier);
 `,
   },
+  {
+    version: 10,
+    name: 'dashboard-admins',
+    sql: `
+-- Operators of the dashboard. password_hash is scrypt (salt and cost in the value); failed_attempts
+-- and locked_until slow down password guessing per account.
+CREATE TABLE admin_users (
+  id               text PRIMARY KEY,
+  environment_id   text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  username         text NOT NULL UNIQUE,
+  password_hash    text NOT NULL,
+  failed_attempts  integer NOT NULL DEFAULT 0,
+  locked_until     timestamptz,
+  last_sign_in_at  timestamptz,
+  created_at       timestamptz NOT NULL DEFAULT now()
+);
+
+-- Signed-in browsers: only the hash of the session cookie's value is kept; the CSRF token is a
+-- second random value the page sends back in a header.
+CREATE TABLE admin_sessions (
+  token_hash   text PRIMARY KEY,
+  admin_id     text NOT NULL REFERENCES admin_users(id) ON DELETE CASCADE,
+  csrf_token   text NOT NULL,
+  expires_at   timestamptz NOT NULL,
+  created_at   timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX admin_sessions_admin ON admin_sessions (admin_id);
+`,
+  },
 ];

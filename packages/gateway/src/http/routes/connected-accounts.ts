@@ -30,6 +30,17 @@ export async function connectedAccountRoutes(
     accounts.list(req.principal.environmentId, req.query as ListAccountsQuery),
   );
 
+  app.get(
+    '/connected-accounts/summary',
+    {
+      schema: {
+        summary: 'Accounts by status and connection, and those that expired in the last 7 days',
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    },
+    async (req) => accounts.summary(req.principal.environmentId),
+  );
+
   app.get<{ Params: { id: string } }>(
     '/connected-accounts/:id',
     { schema: { params: idParams } },

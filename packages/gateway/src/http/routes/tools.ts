@@ -1,6 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ExecutionQuery, ExecutionService } from '../../executions/service.js';
+import {
+  type ExecutionQuery,
+  type ExecutionService,
+  STATS_WINDOWS,
+  type StatsWindow,
+} from '../../executions/service.js';
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
 import { TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
@@ -77,6 +82,31 @@ export async function toolRoutes(
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
     opts.executions.list(req.principal.environmentId, req.query as ExecutionQuery),
+  );
+
+  app.get(
+    '/executions/stats',
+    {
+      schema: {
+        summary: 'Executions per hour by outcome, top error codes, p50/p95 duration per provider',
+        querystring: Type.Object(
+          {
+            window: Type.Optional(
+              Type.Union(
+                Object.keys(STATS_WINDOWS).map((w) => Type.Literal(w)),
+                { description: 'the last 24 hours (default) or 7 days' },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (req) =>
+      opts.executions.stats(
+        req.principal.environmentId,
+        (req.query as { window?: StatsWindow }).window ?? '24h',
+      ),
   );
 
   app.get<{ Params: { id: string } }>('/executions/:id', async (req) =>

@@ -1,0 +1,206 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { FailureThrottle } from '../auth/failure-throttle.js';
+import { Problem } from '../errors/problem.js';
+import {
+  countAdmins,
+  deleteAdminSession,
+  deleteSessionsOf,
+  findAdminByUsername,
+  findAdminSession,
+  insertAdmin,
+  insertAdminSession,
+  recordFailedSignIn,
+  recordSignIn,
+  setAdminPassword,
+} from '../store/admins.js';
+import type { Database, Queryable } from '../store/db.js';
+import { newId } from '../store/ids.js';
+import { generatePassword, hashPassword, unusableHash, verifyPassword } from './passwords.js';
+
+/** How long a dashboard session lasts from sign-in. */
+export const SESSION_TTL_SECONDS = 12 * 60 * 60;
+/** Failed sign-ins an account may have before each further one locks it, for longer every time. */
+const FREE_ATTEMPTS = 5;
+const FIRST_LOCK_SECONDS = 30;
+const MAX_LOCK_SECONDS = 15 * 60;
+const FIRST_ADMIN_LOCK = 7_406_233;
+
+export const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+
+export interface NewAdmin {
+  username: string;
+  password: string;
+}
+
+export interface SignedIn {
+  username: string;
+  /** The cookie's value: only its hash is stored. */
+  sessionToken: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+export interface AdminSession {
+  adminId: string;
+  username: string;
+  environmentId: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Dashboard operators: accounts (scrypt password hashes), sign-in with lockout, and sessions (a
+ * random cookie value whose hash is stored, plus a CSRF token the page must echo in a header).
+ */
+export class AdminService {
+  /** Guessing from one address across many usernames is slowed here (per process). */
+  private readonly byAddress = new FailureThrottle(30, 15 * 60_000);
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * The first admin, when there is none yet: `admin` with a random one-time password to print.
+   * Replicas starting together serialise on an advisory lock, so only one creates (and prints) it.
+   */
+  async ensureFirstAdmin(environmentId: string): Promise<NewAdmin | undefined> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [FIRST_ADMIN_LOCK]);
+      if ((await countAdmins(tx)) > 0) return undefined;
+      return this.insert(tx, environmentId, 'admin', generatePassword());
+    });
+  }
+
+  /** A new admin with the given password, or a generated one. */
+  async create(environmentId: string, username: string, password?: string): Promise<NewAdmin> {
+    checkUsername(username);
+    if (password !== undefined) checkPassword(password);
+    return this.insert(this.db, environmentId, username, password ?? generatePassword());
+  }
+
+  /** Sets a new password (given or generated) and signs the admin out everywhere. */
+  async resetPassword(username: string, password?: string): Promise<NewAdmin> {
+    if (password !== undefined) checkPassword(password);
+    const next = password ?? generatePassword();
+    if (!(await setAdminPassword(this.db, username, await hashPassword(next)))) {
+      throw new Problem('not_found', `No admin account is named "${username}".`);
+    }
+    await deleteSessionsOf(this.db, username);
+    return { username, password: next };
+  }
+
+  /** Checks a password and opens a session; wrong passwords count towards a lockout. */
+  async signIn(username: string, password: string, address: string): Promise<SignedIn> {
+    const wait = this.byAddress.retryAfterMs(address);
+    if (wait > 0) throw locked(wait, 'Too many failed sign-ins from this address');
+    const admin = USERNAME.test(username) ? await findAdminByUsername(this.db, username) : undefined;
+    const lockedFor = admin?.locked_until ? admin.locked_until.getTime() - Date.now() : 0;
+    if (lockedFor > 0) throw locked(lockedFor, `The account "${username}" is locked after failed sign-ins`);
+    // An unknown username costs the same hash as a known one, so timing tells nothing.
+    const matches = await verifyPassword(password, admin?.password_hash ?? (await unusableHash()));
+    if (!admin || !matches) {
+      this.byAddress.fail(address);
+      if (admin) {
+        const over = admin.failed_attempts + 1 - FREE_ATTEMPTS;
+        const lock = over > 0 ? Math.min(MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS * 2 ** (over - 1)) : 0;
+        await recordFailedSignIn(this.db, admin.id, lock);
+      }
+      throw new Problem(
+        'invalid_credentials',
+        `The username or password is wrong. After ${FREE_ATTEMPTS} failed attempts the account is locked for ${FIRST_LOCK_SECONDS} s, doubling with each further failure; an operator with shell access can set a new password with "portico admins reset-password <username>".`,
+      );
+    }
+    this.byAddress.succeed(address);
+    await recordSignIn(this.db, admin.id);
+    const sessionToken = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
+    await insertAdminSession(this.db, {
+      token_hash: hashToken(sessionToken),
+      admin_id: admin.id,
+      csrf_token: csrfToken,
+      expires_at: expiresAt,
+    });
+    return { username: admin.username, sessionToken, csrfToken, expiresAt };
+  }
+
+  /** The live session a cookie value names, or undefined. */
+  async session(sessionToken: string): Promise<AdminSession | undefined> {
+    const row = await findAdminSession(this.db, hashToken(sessionToken));
+    if (!row) return undefined;
+    return {
+      adminId: row.admin_id,
+      username: row.username,
+      environmentId: row.environment_id,
+      csrfToken: row.csrf_token,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /**
+   * The session of a cookie value when the request also carries its CSRF token: a page on another
+   * site can make the browser send the cookie, but cannot read the token to put in the header.
+   */
+  async authenticate(sessionToken: string, csrfHeader: string | undefined): Promise<AdminSession> {
+    const session = await this.session(sessionToken);
+    if (!session) {
+      throw new Problem(
+        'unauthenticated',
+        'The dashboard session has expired or was signed out; sign in again at /dashboard.',
+      );
+    }
+    if (!csrfHeader || !sameText(csrfHeader, session.csrfToken)) {
+      throw new Problem(
+        'csrf_failed',
+        'A request authenticated by the dashboard session cookie must carry the session’s CSRF token in the X-CSRF-Token header (GET /api/v1/admin/session returns it).',
+      );
+    }
+    return session;
+  }
+
+  async signOut(sessionToken: string): Promise<void> {
+    await deleteAdminSession(this.db, hashToken(sessionToken));
+  }
+
+  private async insert(db: Queryable, environmentId: string, username: string, password: string) {
+    const row = await insertAdmin(db, {
+      id: newId('adm'),
+      environment_id: environmentId,
+      username,
+      password_hash: await hashPassword(password),
+    });
+    if (!row) throw new Problem('admin_exists', `An admin account named "${username}" exists already.`);
+    return { username, password };
+  }
+}
+
+function locked(ms: number, what: string): Problem {
+  const seconds = Math.ceil(ms / 1000);
+  return new Problem('rate_limited', `${what}; try again in ${seconds} s.`, {
+    retryAfterMs: seconds * 1000,
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+function checkUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw new Problem('invalid_input', 'username must be 1–64 letters, digits, ".", "_", "@" or "-".', {
+      errors: [{ path: '/username', message: 'must be 1–64 letters, digits, ".", "_", "@" or "-"' }],
+    });
+  }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < 12 || password.length > 256) {
+    throw new Problem('invalid_input', 'password must be 12–256 characters long.', {
+      errors: [{ path: '/password', message: 'must be 12–256 characters long' }],
+    });
+  }
+}

@@ -1,0 +1,256 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminsCommand } from '../src/dashboard/admins-command.js';
+import { BACKENDS } from './helpers/backends.js';
+import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { gatewayToken } from './helpers/token.js';
+
+interface Session {
+  cookie: string;
+  csrf: string;
+  setCookie: string;
+}
+
+async function signIn(t: TestGateway, username: string, password: string): Promise<Response> {
+  return fetch(`${t.url}/api/v1/admin/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+}
+
+async function session(t: TestGateway, username: string, password: string): Promise<Session> {
+  const res = await signIn(t, username, password);
+  expect(res.status).toBe(201);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const body = (await res.json()) as { csrf_token: string };
+  return { cookie: setCookie.split(';')[0]!, csrf: body.csrf_token, setCookie };
+}
+
+describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
+  let t: TestGateway;
+  let admin: { username: string; password: string };
+  const asAdmin = (s: Session, path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    headers.set('cookie', s.cookie);
+    headers.set('x-csrf-token', s.csrf);
+    if (init.json !== undefined) headers.set('content-type', 'application/json');
+    return fetch(`${t.url}${path}`, {
+      ...init,
+      headers,
+      ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+    });
+  };
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    admin = t.gateway.bootstrapAdmin!;
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('creates one admin at first start, with a one-time password', () => {
+    expect(admin.username).toBe('admin');
+    expect(admin.password).toMatch(/^[A-Za-z0-9_-]{20}$/);
+  });
+
+  it('signs in with an HttpOnly, SameSite=Lax session cookie and hands out the CSRF token', async () => {
+    const s = await session(t, admin.username, admin.password);
+    expect(s.setCookie).toMatch(
+      /^portico_session=[A-Za-z0-9_-]{40,}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+    );
+    const me = await fetch(`${t.url}/api/v1/admin/session`, { headers: { cookie: s.cookie } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ username: 'admin', csrf_token: s.csrf });
+  });
+
+  it('accepts the cookie on /api/v1 only together with the CSRF header', async () => {
+    const s = await session(t, admin.username, admin.password);
+    const ok = await asAdmin(s, '/api/v1/connections');
+    expect(ok.status).toBe(200);
+    const attempts: Array<Record<string, string>> = [
+      { cookie: s.cookie },
+      { cookie: s.cookie, 'x-csrf-token': 'forged' },
+    ];
+    for (const headers of attempts) {
+      const res = await fetch(`${t.url}/api/v1/connections`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'csrf-victim', provider: 'notion', sandbox: true }),
+      });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      const problem = (await res.json()) as { code: string; detail: string };
+      expect(problem.code).toBe('csrf_failed');
+      expect(problem.detail).toMatch(/X-CSRF-Token/);
+    }
+    expect((await t.api('/api/v1/connections/csrf-victim')).status).toBe(404);
+    // The proxy takes gateway tokens only.
+    const proxied = await fetch(`${t.url}/proxy/v1/users/me`, {
+      headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, connection_name: 'x', identifier: 'y' },
+    });
+    expect(proxied.status).toBe(401);
+  });
+
+  it('refuses a sign-in a cross-site form could send', async () => {
+    const res = await fetch(`${t.url}/api/v1/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `username=admin&password=${encodeURIComponent(admin.password)}`,
+    });
+    expect(res.status).toBe(415);
+    expect(res.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('signs out: the cookie stops working at once', async () => {
+    const s = await session(t, admin.username, admin.password);
+    const out = await asAdmin(s, '/api/v1/admin/session', { method: 'DELETE' });
+    expect(out.status).toBe(204);
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    const after = await asAdmin(s, '/api/v1/connections');
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { detail: string }).detail).toMatch(/sign in again/);
+  });
+
+  it('answers a wrong password with a problem and locks the account after repeated failures', async () => {
+    const out = new Writable({ write: (_c, _e, cb) => cb() });
+    const chunks: string[] = [];
+    out.write = ((chunk: string) => chunks.push(chunk)) as never;
+    await adminsCommand(t.db, { sub: 'create', username: 'locked-out' }, out);
+    const password = /password: (\S+)/.exec(chunks.join(''))![1]!;
+    for (let i = 0; i < 5; i++) {
+      const res = await signIn(t, 'locked-out', 'not the password');
+      expect(res.status).toBe(401);
+      const problem = (await res.json()) as { code: string; detail: string };
+      expect(problem.code).toBe('invalid_credentials');
+      expect(problem.detail).toMatch(/locked/);
+    }
+    // The sixth failure locks the account: even the right password waits.
+    expect((await signIn(t, 'locked-out', 'not the password')).status).toBe(401);
+    const locked = await signIn(t, 'locked-out', password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await locked.json()) as { code: string }).code).toBe('rate_limited');
+    // An unknown user is told the same as a wrong password.
+    const unknown = await signIn(t, 'nobody', 'whatever-password');
+    expect(unknown.status).toBe(401);
+    expect(((await unknown.json()) as { code: string }).code).toBe('invalid_credentials');
+  });
+
+  it('portico admins create prints a password that signs in, and refuses a duplicate name', async () => {
+    const chunks: string[] = [];
+    const out = new Writable({
+      write(chunk, _e, cb) {
+        chunks.push(String(chunk));
+        cb();
+      },
+    });
+    await adminsCommand(t.db, { sub: 'create', username: 'ops@example.com' }, out);
+    const password = /password: (\S+)/.exec(chunks.join(''))![1]!;
+    expect((await signIn(t, 'ops@example.com', password)).status).toBe(201);
+    await expect(
+      adminsCommand(t.db, { sub: 'create', username: 'ops@example.com' }, out),
+    ).rejects.toMatchObject({
+      code: 'admin_exists',
+    });
+  });
+
+  it('lists, creates (secret once) and revokes gateway clients over HTTP', async () => {
+    const s = await session(t, admin.username, admin.password);
+    const created = await asAdmin(s, '/api/v1/clients', { method: 'POST', json: { name: 'agent-two' } });
+    expect(created.status).toBe(201);
+    const client = (await created.json()) as { client_id: string; client_secret: string; revoked_at: null };
+    expect(client.client_secret).toMatch(/^pcs_/);
+    const token = await gatewayToken(t.url, client.client_id, client.client_secret);
+    expect((await t.api('/api/v1/connections', { token })).status).toBe(200);
+
+    const listed = await (await t.api('/api/v1/clients')).text();
+    expect(listed).toContain(client.client_id);
+    expect(listed).not.toContain(client.client_secret);
+    expect(listed).not.toContain('secret');
+
+    expect((await t.api(`/api/v1/clients/${client.client_id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await t.api('/api/v1/connections', { token })).status).toBe(401);
+    const again = await t.api(`/api/v1/clients/${client.client_id}`, { method: 'DELETE' });
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { code: string }).code).toBe('client_not_found');
+    const invalid = await t.api('/api/v1/clients', { method: 'POST', json: { name: '' } });
+    expect(invalid.status).toBe(400);
+    expect(((await invalid.json()) as { errors: Array<{ path: string }> }).errors[0]!.path).toBe('/name');
+  });
+
+  it('summarises accounts and executions for the overview charts', async () => {
+    await sandboxAccount(t, {
+      provider: 'notion',
+      identifier: 'overview-user',
+      connection: 'overview-notion',
+    });
+    expect((await executeTool(t, { tool_name: 'notes_user_list', identifier: 'overview-user' })).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await executeTool(t, {
+          tool_name: 'notes_user_list',
+          identifier: 'overview-user',
+          tool_input: { page_size: 0 },
+        })
+      ).status,
+    ).toBe(400);
+    const summary = (await (await t.api('/api/v1/connected-accounts/summary')).json()) as {
+      by_status: Record<string, number>;
+      by_connection: Array<{ connection_name: string; status: string; count: number }>;
+    };
+    expect(summary.by_status.ACTIVE).toBe(1);
+    expect(summary.by_connection).toContainEqual({
+      connection_name: 'overview-notion',
+      provider: 'notion',
+      status: 'ACTIVE',
+      count: 1,
+    });
+    const stats = (await (await t.api('/api/v1/executions/stats?window=24h')).json()) as {
+      hours: Array<{ success: number; error: number }>;
+      error_codes: Array<{ error_code: string; count: number }>;
+      providers: Array<{ provider: string; count: number; p50_ms: number; p95_ms: number }>;
+    };
+    expect(stats.hours).toHaveLength(24);
+    expect(stats.hours.at(-1)).toMatchObject({ success: 1, error: 1 });
+    expect(stats.error_codes).toEqual([{ error_code: 'invalid_input', count: 1 }]);
+    expect(stats.providers[0]).toMatchObject({ provider: 'notion', count: 2 });
+    expect(stats.providers[0]!.p95_ms).toBeGreaterThanOrEqual(stats.providers[0]!.p50_ms);
+    expect(
+      ((await (await t.api('/api/v1/executions/stats?window=7d')).json()) as { hours: unknown[] }).hours,
+    ).toHaveLength(168);
+    const bad = await t.api('/api/v1/executions/stats?window=1y');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/24h.*7d/);
+  });
+
+  it('describes every provider with its scopes and setup steps', async () => {
+    const { data } = (await (await t.api('/api/v1/providers')).json()) as {
+      data: Array<{ key: string; setup: { steps: string[]; scopes: unknown[] } }>;
+    };
+    expect(data.map((p) => p.key)).toEqual([
+      'notion',
+      'google_calendar',
+      'google_drive',
+      'google_sheets',
+      'google_docs',
+      'hubspot',
+      'sharepoint',
+    ]);
+    for (const p of data) expect(p.setup.steps.some((s) => s.includes('{redirect_uri}'))).toBe(true);
+  });
+
+  it('serves the pages with a strict Content-Security-Policy', async () => {
+    for (const path of ['/dashboard', '/dashboard/', '/dashboard/app.js', '/dashboard/vendor/uqr.mjs']) {
+      const res = await fetch(`${t.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'/);
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+    expect((await fetch(`${t.url}/dashboard/../package.json`)).status).toBe(404);
+  });
+});
