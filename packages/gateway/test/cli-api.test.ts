@@ -1,16 +1,21 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { runCliAsync } from './helpers/process.js';
 
+// Each command is a new process (about a second each on a busy machine); a test runs up to a dozen.
+vi.setConfig({ testTimeout: 120_000 });
+
 describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) => {
   let t: TestGateway;
   let env: Record<string, string>;
-  const cli = (args: string[], input?: string) => runCliAsync(args, env, input);
+  /** `portico` with these arguments (a string is split on spaces). */
+  const cli = (args: string | string[], input?: string) =>
+    runCliAsync(typeof args === 'string' ? args.split(' ') : args, env, input);
 
   beforeAll(async () => {
     t = await startTestGateway(backend, { PORTICO_WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -23,21 +28,9 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
   });
 
   it('manages connections: create, table and JSON listings, update, delete; the secret never printed', async () => {
-    const created = await cli([
-      'connections',
-      'create',
-      '--name',
-      'crm',
-      '--provider',
-      'hubspot',
-      '--client-id',
-      'hid',
-      '--client-secret',
-      'hsecret',
-      '--scopes',
-      'oauth,crm.objects.contacts.read',
-      '--json',
-    ]);
+    const created = await cli(
+      'connections create --name crm --provider hubspot --client-id hid --client-secret hsecret --scopes oauth,crm.objects.contacts.read --json',
+    );
     expect(created.status, created.stderr).toBe(0);
     const view = JSON.parse(created.stdout) as Record<string, unknown>;
     expect(view).toMatchObject({
@@ -110,15 +103,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
       openai.data.every((tool) => tool.type === 'function' && tool.function.name.startsWith('crm_')),
     ).toBe(true);
 
-    const inline = await cli([
-      'tools',
-      'run',
-      'notes_user_list',
-      '--identifier',
-      'user_42',
-      '--input',
-      '{"page_size":1}',
-    ]);
+    const inline = await cli('tools run notes_user_list --identifier user_42 --input {"page_size":1}');
     expect(inline.status, inline.stderr).toBe(0);
     expect((JSON.parse(inline.stdout) as { results: unknown[] }).results).toHaveLength(1);
     const executionId = /execution (exec_\w+)/.exec(inline.stderr)![1]!;
@@ -161,15 +146,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     expect(invalid.stderr).toMatch(/error \(invalid_input\)[\s\S]*\/tool_input\/page_size/);
     const typo = await cli(['tools', 'run', 'notes_user_lst', '--identifier', 'user_42']);
     expect(typo.stderr).toMatch(/Did you mean "notes_user_list"/);
-    const notJson = await cli([
-      'tools',
-      'run',
-      'notes_user_list',
-      '--identifier',
-      'user_42',
-      '--input',
-      '{page_size',
-    ]);
+    const notJson = await cli('tools run notes_user_list --identifier user_42 --input {page_size');
     expect(notJson.status).toBe(2);
     expect(notJson.stderr).toMatch(/--input is not valid JSON/);
 
@@ -178,17 +155,9 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
   });
 
   it('mints, lists and revokes MCP tokens', async () => {
-    const minted = await cli([
-      'mcp-tokens',
-      'create',
-      '--identifier',
-      'user_42',
-      '--connections',
-      'notes',
-      '--tools',
-      'notes_user_list',
-      '--json',
-    ]);
+    const minted = await cli(
+      'mcp-tokens create --identifier user_42 --connections notes --tools notes_user_list --json',
+    );
     expect(minted.status, minted.stderr).toBe(0);
     const token = JSON.parse(minted.stdout) as { id: string; token: string; url: string };
     expect(token).toMatchObject({ token: expect.stringMatching(/^pmt_/), url: `${t.url}/mcp` });
@@ -203,15 +172,9 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
   });
 
   it('manages webhook endpoints and lists events', async () => {
-    const created = await cli([
-      'webhooks',
-      'create',
-      '--url',
-      'http://127.0.0.1:65530/hook',
-      '--events',
-      'connection.created,connection.deleted',
-      '--json',
-    ]);
+    const created = await cli(
+      'webhooks create --url http://127.0.0.1:65530/hook --events connection.created,connection.deleted --json',
+    );
     expect(created.status, created.stderr).toBe(0);
     const endpoint = JSON.parse(created.stdout) as { id: string; secret: string };
     expect(endpoint.secret).toMatch(/^whsec_/);
