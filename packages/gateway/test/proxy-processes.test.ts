@@ -94,7 +94,8 @@ describe('proxy in a separate gateway process', () => {
       PORTICO_PUBLIC_URL: `http://127.0.0.1:${port}`,
       PORTICO_DATA_DIR: await mkdtemp(path.join(tmpdir(), 'portico-proxy-')),
       PORTICO_SANDBOX_URL: tap.url,
-      PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '8000',
+      // Long enough for the emulator to answer a 1 GiB upload on a busy machine, short enough to test 504.
+      PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '15000',
       PORTICO_LOG_LEVEL: 'info',
     });
     gw = RemoteGateway.fromStdout(running.url.replace('127.0.0.1', '127.0.0.1'), running.stdout());
@@ -170,7 +171,7 @@ describe('proxy in a separate gateway process', () => {
   });
 
   it('answers 504 upstream_timeout when the provider does not start answering in time', async () => {
-    tap.stall(10_000);
+    tap.stall(20_000);
     try {
       const res = await gw.api('/proxy/calendar/v3/users/me/calendarList', { headers: routing('calendar') });
       expect(res.status).toBe(504);
