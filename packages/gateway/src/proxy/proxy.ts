@@ -233,8 +233,20 @@ function stream(
   metrics: GatewayMetrics | undefined,
   brokeOff: (error: Error) => void,
 ): void {
+  // Chunks that arrive in one turn of the event loop (one read of the provider's socket yields
+  // several) leave in one writev instead of one write each.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    res.uncork();
+  };
   const onData = (chunk: Buffer) => {
     metrics?.proxyBytesOut(chunk.length);
+    if (!corked) {
+      corked = true;
+      res.cork();
+      setImmediate(uncork);
+    }
     if (!res.write(chunk) && res.writableLength >= RELAY_QUEUE_BYTES) body.pause();
   };
   const onDrain = () => body.resume();
