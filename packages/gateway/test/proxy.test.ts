@@ -466,6 +466,26 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       expect(grants()).toBe(before + 1);
     });
 
+    it('replays an upload of up to 1 MiB after a 401 with the same bytes, however it arrived', async () => {
+      const grants = () => control.counters().token_grants.google?.refresh_token ?? 0;
+      // Exactly the largest replayable size, sent in uneven pieces.
+      const bytes = randomBytes(1024 * 1024);
+      for (const cut of [[1, 65_535, 400_000], [524_288]]) {
+        const before = grants();
+        control.expireAccessTokens('google');
+        const stored = await driveUpload('replayed.bin', { 'content-length': bytes.length }, (req) => {
+          let at = 0;
+          for (const end of cut) {
+            req.write(bytes.subarray(at, end));
+            at = end;
+          }
+          req.end(bytes.subarray(at));
+        });
+        expect(stored).toBe(sha256(bytes));
+        expect(grants()).toBe(before + 1);
+      }
+    });
+
     it('logs every proxied request with its request id and echoes the id', async () => {
       const res = await proxy('hubspot', '/crm/v3/owners/', { headers: { 'x-request-id': 'proxy-trace-1' } });
       expect(res.status).toBe(200);

@@ -178,6 +178,19 @@ describe('calendar_create_event', () => {
     expect(ev.conferenceData).toBeUndefined();
   });
 
+  it('refreshes an expired access token once and replays the call, body included', async () => {
+    const grants = () => control().counters().token_grants.google?.refresh_token ?? 0;
+    const before = grants();
+    control().expireAccessTokens('google');
+    const res = await run('calendar_create_event', {
+      summary: 'After a refresh',
+      start_datetime: '2030-02-01T09:00:00Z',
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(grants()).toBe(before + 1);
+    expect(storedEvent((res.body.data as { id: string }).id)?.summary).toBe('After a refresh');
+  });
+
   it('computes the end across a daylight-saving change in the event time zone', async () => {
     // Europe/London moves to summer time at 01:00 UTC on 31 March 2030.
     const res = await run('calendar_create_event', {

@@ -1,6 +1,7 @@
 import { Problem } from '../errors/problem.js';
 import { upstreamProblem } from '../upstream/errors.js';
 import { readBody, type UpstreamHttp } from '../upstream/http.js';
+import { sendAsEndUser } from './as-end-user.js';
 import type { Credential, CredentialManager } from './credentials.js';
 
 export interface ProviderRequest {
@@ -38,46 +39,15 @@ export class ProviderClient {
   }
 
   async request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>> {
-    let response = await this.send(req);
-    if (response.status === 401) {
-      this.credential = await this.credentials.afterUnauthorized(this.credential);
-      response = await this.send(req);
-    }
-    if (response.status >= 400) {
-      throw upstreamProblem(this.credential.provider, response.status, response.data, response.headers);
-    }
-    return response as ProviderResponse<T>;
-  }
-
-  private async send(req: ProviderRequest): Promise<ProviderResponse<unknown>> {
-    this.calls++;
-    const url = new URL(`${this.credential.endpoints.apiBaseUrl}${req.path}`);
-    for (const [key, value] of Object.entries(req.query ?? {})) {
-      if (value === undefined) continue;
-      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, v);
-      else url.searchParams.set(key, String(value));
-    }
-    const headers: Record<string, string> = {
-      ...this.credential.provider.api.defaultHeaders,
-      ...this.extraHeaders,
-      ...req.headers,
-      accept: 'application/json',
-      authorization: `Bearer ${this.credential.accessToken}`,
-    };
-    let body: string | undefined;
-    if (req.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(req.json);
-    }
-    const response = await this.http.send({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
-      method: req.method,
-      headers,
-      body: body ?? null,
-    });
+    const exchange = await sendAsEndUser(
+      { credentials: this.credentials, http: this.http },
+      this.credential,
+      (credential) => this.upstreamRequest(credential, req),
+    );
+    this.credential = exchange.credential;
+    const { response } = exchange;
     const text = (await readBody(response.body)).toString('utf8');
-    let data: unknown = text;
+    let data: unknown = {};
     if (text) {
       try {
         data = JSON.parse(text);
@@ -91,10 +61,42 @@ export class ProviderClient {
             },
           );
         }
+        data = text;
       }
-    } else {
-      data = {};
     }
-    return { status: response.statusCode, headers: response.headers, data };
+    if (response.statusCode >= 400) {
+      throw upstreamProblem(this.credential.provider, response.statusCode, data, response.headers);
+    }
+    return { status: response.statusCode, headers: response.headers, data: data as T };
+  }
+
+  private upstreamRequest(credential: Credential, req: ProviderRequest) {
+    this.calls++;
+    const url = new URL(`${credential.endpoints.apiBaseUrl}${req.path}`);
+    for (const [key, value] of Object.entries(req.query ?? {})) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value) url.searchParams.append(key, v);
+      else url.searchParams.set(key, String(value));
+    }
+    // Later sources win: the tool's headers over the caller's version header; JSON is always asked for.
+    const named: Record<string, string> = {};
+    for (const source of [this.extraHeaders, req.headers ?? {}]) {
+      for (const [name, value] of Object.entries(source)) named[name.toLowerCase()] = value;
+    }
+    named.accept = 'application/json';
+    // The end user's token is the only Authorization a provider gets.
+    delete named.authorization;
+    let body: string | null = null;
+    if (req.json !== undefined) {
+      named['content-type'] = 'application/json';
+      body = JSON.stringify(req.json);
+    }
+    return {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: req.method,
+      headers: Object.entries(named).flat(),
+      body,
+    };
   }
 }

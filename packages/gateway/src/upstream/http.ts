@@ -1,4 +1,4 @@
-import { pipeline, Readable, Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
 import { Problem } from '../errors/problem.js';
 
@@ -195,34 +195,31 @@ export class UpstreamHttp {
    * it has been sent. Undici's own headers timeout would count the upload time against the provider.
    */
   private streamWatchdog(body: Readable) {
-    const idle = `stalled for ${this.options.idleTimeoutMs} ms`;
-    let timer: NodeJS.Timeout;
+    const options = this.options;
+    let why = `stalled for ${options.idleTimeoutMs} ms`;
     let abort: ((reason: Error) => void) | undefined;
-    const arm = (why: string, ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        state.timedOut = why;
-        const reason = new Error(why);
-        // Ends the upload whether or not undici has started sending it yet.
-        if (abort) abort(reason);
-        else stream.destroy(reason);
-      }, ms);
+    const fire = () => {
+      state.timedOut = why;
+      const reason = new Error(why);
+      // Ends the upload whether or not undici has started sending it yet.
+      if (abort) abort(reason);
+      else stream.destroy(reason);
     };
+    // One timer while the body flows, pushed back per chunk (refresh() allocates nothing).
+    let timer = setTimeout(fire, options.idleTimeoutMs);
     // Observes the chunks on their way to undici without changing the flow (backpressure included).
     const stream = new Transform({
       transform(chunk, _encoding, callback) {
-        arm(idle, options.idleTimeoutMs);
+        timer.refresh();
         callback(null, chunk);
       },
       flush(callback) {
-        arm(
-          `was sent but the provider did not answer within ${options.firstByteTimeoutMs} ms`,
-          options.firstByteTimeoutMs,
-        );
+        clearTimeout(timer);
+        why = `was sent but the provider did not answer within ${options.firstByteTimeoutMs} ms`;
+        timer = setTimeout(fire, options.firstByteTimeoutMs);
         callback();
       },
     });
-    const options = this.options;
     const state: {
       timedOut?: string;
       stream: Transform;
@@ -235,8 +232,15 @@ export class UpstreamHttp {
       },
       done: () => clearTimeout(timer),
     };
-    arm(idle, options.idleTimeoutMs);
-    pipeline(body, stream, () => {});
+    // pipe() rather than pipeline(): no AbortController per upload. A source that breaks off ends
+    // the upload; an upload that ends early leaves the source to its owner, which still answers
+    // the caller on that connection (a 504, say) before closing it.
+    body.pipe(stream);
+    body.once('error', (error) => stream.destroy(error));
+    body.once('close', () => {
+      if (!body.readableEnded) stream.destroy(new Error('the request body ended early'));
+    });
+    stream.once('close', () => body.unpipe(stream));
     return state;
   }
 

@@ -1,0 +1,68 @@
+import type { GatewayMetrics } from '../metrics/metrics.js';
+import { discard, type UpstreamHttp, type UpstreamRequest, type UpstreamResponse } from '../upstream/http.js';
+import type { Credential, CredentialManager } from './credentials.js';
+
+export interface EndUserDeps {
+  credentials: CredentialManager;
+  http: UpstreamHttp;
+  metrics?: GatewayMetrics;
+}
+
+/** A request to a provider before any credential is on it; headers as a flat name/value list. */
+export interface EndUserRequest extends UpstreamRequest {
+  headers: string[];
+}
+
+export interface EndUserResponse {
+  response: UpstreamResponse;
+  /** The credential the answer was obtained with (a refreshed one after a 401). */
+  credential: Credential;
+}
+
+/**
+ * The one way a request goes to a provider as an end user, for the proxy and the tools alike: the
+ * provider's default headers the request does not set, the end user's token, and, when the provider
+ * answers 401 and the body can be sent again, one refresh and one replay. `build` is asked again
+ * after a refresh because the request may depend on the credential (its API base URL).
+ */
+export async function sendAsEndUser(
+  deps: EndUserDeps,
+  credential: Credential,
+  build: (credential: Credential) => EndUserRequest,
+): Promise<EndUserResponse> {
+  let request = build(credential);
+  let response = await deps.http.send(withCredential(request, credential));
+  deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
+  if (response.statusCode !== 401 || !replayable(request.body)) return { response, credential };
+  discard(response.body);
+  credential = await deps.credentials.afterUnauthorized(credential);
+  request = build(credential);
+  response = await deps.http.send(withCredential(request, credential));
+  deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
+  return { response, credential };
+}
+
+/**
+ * Appends what the credential brings to the request's own header list (built afresh for each send,
+ * so appending is safe): defaults the caller did not set, then the end user's Authorization, which
+ * callers never get to set themselves.
+ */
+function withCredential(request: EndUserRequest, credential: Credential): EndUserRequest {
+  const headers = request.headers;
+  const defaults = credential.provider.api.defaultHeaders;
+  for (const name in defaults) {
+    if (!hasHeader(headers, name)) headers.push(name, defaults[name] as string);
+  }
+  headers.push('authorization', `Bearer ${credential.accessToken}`);
+  return request;
+}
+
+/** Whether a flat list names the header (names are lower case, as Node and the tools give them). */
+function hasHeader(headers: string[], name: string): boolean {
+  for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return true;
+  return false;
+}
+
+function replayable(body: UpstreamRequest['body']): boolean {
+  return body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body);
+}
