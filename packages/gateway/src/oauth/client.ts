@@ -48,15 +48,8 @@ export class TokenEndpointError extends Error {
 
 // A hanging token endpoint must not stall the account for long (a refresh lease lasts 30 s).
 const TOKEN_TIMEOUT_MS = 10_000;
-const SECRET_FIELDS = new Set([
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'expires_in',
-  'ext_expires_in',
-  'token_type',
-  'scope',
-]);
+/** RFC 6749's token-response fields (and OIDC's id_token): the token, not account metadata. */
+const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token', 'expires_in', 'token_type', 'scope'];
 /**
  * RFC 6749 §5.2 error codes by cause. Only `invalid_grant` means the user's grant is gone; the
  * others are the connection's configuration (its client, or scopes the client may not ask for),
@@ -169,21 +162,21 @@ async function tokenRequest(
     json = undefined;
   }
   if (!response.ok) throw classifyTokenError(response.status, json, provider);
-  return parseTokenResponse(json);
+  return parseTokenResponse(json, provider);
 }
 
 export function classifyTokenError(
   status: number,
   body: unknown,
-  provider?: ProviderDefinition,
+  provider: ProviderDefinition,
 ): TokenEndpointError {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  // OAuth's `error`, or HubSpot's `status` (BAD_REFRESH_TOKEN …).
+  const field = provider.oauth.tokenErrorField;
   const code =
     typeof record.error === 'string'
       ? record.error
-      : typeof record.status === 'string'
-        ? record.status
+      : field && typeof record[field] === 'string'
+        ? (record[field] as string)
         : undefined;
   const description =
     (typeof record.error_description === 'string' && record.error_description) ||
@@ -191,14 +184,14 @@ export function classifyTokenError(
     `HTTP ${status}`;
   const message = `${code ?? `HTTP ${status}`}: ${description.split(/\r?\n/)[0]}`;
   if (status >= 500 || status === 429) return new TokenEndpointError('transient', message, status, code);
-  const kind = code && (provider?.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
+  const kind = code && (provider.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
   if (kind) return new TokenEndpointError(kind, message, status, code);
   if (status === 401) return new TokenEndpointError('invalid_client', message, status, code);
   return new TokenEndpointError('invalid_response', message, status, code);
 }
 
 /** RFC 6749 §5.1, validated: anything that is not a usable bearer token is refused. */
-export function parseTokenResponse(json: unknown): TokenResponse {
+export function parseTokenResponse(json: unknown, provider: ProviderDefinition): TokenResponse {
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new TokenEndpointError('invalid_response', 'token response is not a JSON object');
   }
@@ -224,14 +217,15 @@ export function parseTokenResponse(json: unknown): TokenResponse {
     throw new TokenEndpointError('invalid_response', 'refresh_token is not a string');
   }
   const scope = typeof body.scope === 'string' ? body.scope : undefined;
-  const metadata = Object.fromEntries(Object.entries(body).filter(([key]) => !SECRET_FIELDS.has(key)));
+  const notMetadata = new Set([...TOKEN_FIELDS, ...(provider.oauth.tokenResponseTokenFields ?? [])]);
+  const metadata = Object.fromEntries(Object.entries(body).filter(([key]) => !notMetadata.has(key)));
   return {
     accessToken: body.access_token,
     ...(typeof body.refresh_token === 'string' && body.refresh_token
       ? { refreshToken: body.refresh_token }
       : {}),
     ...(expiresIn !== undefined ? { expiresIn } : {}),
-    ...(scope !== undefined ? { scopes: scope.split(/[ ,]+/).filter(Boolean) } : {}),
+    ...(scope !== undefined ? { scopes: scope.split(provider.oauth.scopeSeparator).filter(Boolean) } : {}),
     metadata,
   };
 }
