@@ -20,7 +20,7 @@ import {
   ACCOUNT_REFRESH_TOKEN,
   REQUEST_CODE_VERIFIER,
 } from '../secrets/sealed-columns.js';
-import { type AccountRow, findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
+import { findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
 import {
   consumeAuthorizationRequest,
   consumeLink,
