@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
-import { applyFields, type FieldsError, type FieldTree, parseFields } from './drive-fields.js';
-import { compileDriveQuery, DriveQueryError, type QueryFile } from './drive-query.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
+import { acceptEmptyJson, type DriveFile, GOOGLE_MIME, sendGoogleError } from '../shared.js';
+import type { GoogleDataOf } from '../user-data.js';
+import { applyFields, type FieldsError, type FieldTree, parseFields } from './fields.js';
+import { compileDriveQuery, DriveQueryError, type QueryFile } from './query.js';
 import {
   bumpVersion,
   driveUser,
@@ -10,20 +13,17 @@ import {
   fileResource,
   isFolder,
   isNative,
-} from './drive-resource.js';
-import { driveIdFrom, driveRootIdFor } from './drive-seed.js';
+} from './resource.js';
+import { driveIdFrom, driveRootIdFor } from './seed.js';
 import {
   boundaryOf,
   parseContentRange,
   parseMultipart,
   type UploadSession,
   uploadSessions,
-} from './drive-upload.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
-import { acceptEmptyJson, type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
-import type { GoogleDataOf } from './user-data.js';
+} from './upload.js';
 
-export { seedDrive } from './drive-seed.js';
+export { seedDrive } from './seed.js';
 
 const SERVICE = 'drive.googleapis.com';
 /** Uploads reach ~1 GiB in the gateway's tests; leave headroom. */

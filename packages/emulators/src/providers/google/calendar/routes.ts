@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
+import { acceptEmptyJson, sendGoogleError } from '../shared.js';
+import type { GoogleDataOf } from '../user-data.js';
 import {
   type CalendarEntry,
   type CalendarEvent,
@@ -16,15 +19,12 @@ import {
   type StoredEvent,
   timingOf,
   writeEvent,
-} from './calendar-model.js';
-import type { CalendarData } from './calendar-seed.js';
-import { parseDateTime } from './calendar-time.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
-import { acceptEmptyJson, sendGoogleError } from './shared.js';
-import type { GoogleDataOf } from './user-data.js';
+} from './model.js';
+import type { CalendarData } from './seed.js';
+import { parseDateTime } from './time.js';
 
-export type { CalendarData } from './calendar-seed.js';
-export { seedCalendar } from './calendar-seed.js';
+export type { CalendarData } from './seed.js';
+export { seedCalendar } from './seed.js';
 
 const SERVICE = 'calendar-json.googleapis.com';
 const DAY_MS = 86_400_000;
