@@ -8,7 +8,8 @@ import type { ProviderEndpoints } from './endpoints.js';
  * validated before anything is stored.
  */
 
-export interface ClientCredentials {
+/** The connection's OAuth client at the provider (not a gateway client, not an end user's tokens). */
+export interface ProviderOAuthClient {
   clientId: string;
   clientSecret: string;
 }
@@ -99,7 +100,7 @@ export function buildAuthorizationUrl(
 export function exchangeAuthorizationCode(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   params: { code: string; redirectUri: string; codeVerifier?: string },
 ): Promise<TokenResponse> {
   return tokenRequest(provider, endpoints, client, {
@@ -113,7 +114,7 @@ export function exchangeAuthorizationCode(
 export function refreshAccessToken(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   refreshToken: string,
 ): Promise<TokenResponse> {
   return tokenRequest(provider, endpoints, client, {
@@ -125,7 +126,7 @@ export function refreshAccessToken(
 async function tokenRequest(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   params: Record<string, string>,
 ): Promise<TokenResponse> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -234,7 +235,7 @@ export function parseTokenResponse(json: unknown, provider: ProviderDefinition):
 export async function revokeGrant(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   tokens: { accessToken: string | null; refreshToken: string | null },
 ): Promise<boolean> {
   const revocation = provider.oauth.revocation;
@@ -263,7 +264,7 @@ export async function revokeGrant(
   }
 }
 
-function basicAuth(client: ClientCredentials): string {
+function basicAuth(client: ProviderOAuthClient): string {
   // RFC 6749 §2.3.1: form-encode each part before joining.
   const encode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
   return `Basic ${Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64')}`;
