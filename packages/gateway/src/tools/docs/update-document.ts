@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import { getProvider } from '../../providers/catalog.js';
 import { defineTool } from '../types.js';
-import { documentId, stringEnum } from './common.js';
+import { documentId, stringEnum } from './shared.js';
 
 const segmentId = Type.String({
   description: 'Header, footer or footnote id to act in; leave out for the document body.',
