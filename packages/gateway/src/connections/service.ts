@@ -1,6 +1,6 @@
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
-import { getProvider } from '../providers/catalog.js';
+import { getProvider, PROVIDERS } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
 import {
@@ -207,12 +207,13 @@ export class ConnectionService {
   }
 }
 
-/** A tenant means something only to providers whose sign-in URLs carry one (Microsoft). */
+/** A tenant means something only to providers whose sign-in URLs carry one (the catalog says which). */
 function checkTenant(provider: ConnectionRow['provider'], tenant: string | undefined): void {
   if (tenant === undefined || getProvider(provider).oauth.tenant) return;
+  const withTenant = Object.values(PROVIDERS).filter((p) => p.oauth.tenant);
   throw new Problem(
     'invalid_input',
-    `tenant applies only to Microsoft connections (sharepoint); ${getProvider(provider).displayName} has none. Remove it.`,
+    `tenant applies only to ${withTenant.map((p) => `${p.displayName} connections (${p.key})`).join(', ')}; ${getProvider(provider).displayName} has none. Remove it.`,
     { errors: [{ path: '/tenant', message: `not supported for ${provider}` }] },
   );
 }
