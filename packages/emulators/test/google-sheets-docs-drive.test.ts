@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { documentIdFrom } from '../src/providers/google/sheets-drive.js';
+import { documentIdFrom } from '../src/providers/google/native-files.js';
 import { mintToken, useEmulators } from './helpers/emulators.js';
 
 /** Sheets and Docs files as Drive sees them, over plain HTTP as any Drive client would. */

@@ -1,6 +1,6 @@
 import { google, type sheets_v4 } from 'googleapis';
 import { describe, expect, it } from 'vitest';
-import { documentIdFrom } from '../src/providers/google/sheets-drive.js';
+import { documentIdFrom } from '../src/providers/google/native-files.js';
 import { useEmulators } from './helpers/emulators.js';
 import { googleClientFor, rawGoogle } from './helpers/googleapis.js';
 

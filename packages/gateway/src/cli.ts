@@ -2,12 +2,7 @@
 import { parseArgs } from 'node:util';
 import { PorticoConnectionError, PorticoError } from '@portico/sdk';
 import { bootstrapStore } from './auth/bootstrap.js';
-import {
-  createGatewayClient,
-  type IssuedClient,
-  listClients,
-  revokeClient,
-} from './auth/client-credentials.js';
+import { createGatewayClient, type IssuedClient, listClients, revokeClient } from './auth/gateway-clients.js';
 import { API_COMMANDS, runApiCommand, UsageError } from './cli/api-commands.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { ADMINS_USAGE, adminsCommand, printAdmin } from './dashboard/admins-command.js';

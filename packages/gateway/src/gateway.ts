@@ -6,8 +6,9 @@ import { CredentialManager } from './accounts/credentials.js';
 import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
-import type { IssuedClient } from './auth/client-credentials.js';
 import { ClientStatusCache } from './auth/client-status.js';
+import type { IssuedClient } from './auth/gateway-clients.js';
+import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
 import { ConnectionService } from './connections/service.js';
@@ -24,7 +25,7 @@ import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { ProxyService } from './proxy/proxy.js';
-import { disabledSandbox, mountSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
+import { configuredSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { countAccounts } from './store/accounts.js';
 import { findConnectionById } from './store/connections.js';
@@ -143,8 +144,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
-    // The sandbox is mounted with the app; until then (and when off) sandbox endpoints are unavailable.
-    let sandbox: Sandbox = disabledSandbox();
+    // The sandbox is known before the services that use it; embedded emulators are mounted with the app.
+    const { sandbox, mount: mountSandbox } = configuredSandbox(config);
     const endpoints = (provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints => {
       if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection.tenant);
       const location = sandbox.location();
@@ -157,14 +158,18 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       }
       return resolveEndpoints(provider, location, connection.tenant);
     };
-    const connections: ConnectionService = new ConnectionService({
+    const connections = new ConnectionService({
       db,
       keyring,
       publicUrl: config.publicUrl,
       sandboxAvailable: config.sandbox,
-      beforeRemove: (row) => accounts.disconnectAllOf(row),
     });
-    const credentials: CredentialManager = new CredentialManager({
+    const links = new AuthorizationLinks({
+      db,
+      publicUrl: config.publicUrl,
+      linkTtlSeconds: config.linkTtlSeconds,
+    });
+    const credentials = new CredentialManager({
       db,
       keyring,
       logger,
@@ -176,28 +181,27 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         if (row.sandbox) await sandbox.ensureClient(row, clientSecret, connections.redirectUri(row.id));
         return { row, client: { clientId: row.client_id, clientSecret } };
       },
-      notActive: (account) => authorization.notActiveProblem(account),
+      notActive: (account) => links.notActiveProblem(account),
       authorizationLink: async (accountId, tx) => {
-        const { link, expires_at } = await authorization.linkFor({ id: accountId }, undefined, undefined, tx);
+        const { link, expires_at } = await links.linkFor({ id: accountId }, undefined, undefined, tx);
         return { link, expires_at };
       },
       metrics,
     });
-    const authorization: AuthorizationService = new AuthorizationService({
+    const authorization = new AuthorizationService({
       db,
       keyring,
       logger,
       connections,
       credentials,
+      links,
       endpoints,
-      publicUrl: config.publicUrl,
-      linkTtlSeconds: config.linkTtlSeconds,
       redirectUrlAllowlist: config.redirectUrlAllowlist,
       requestTtlSeconds: config.authRequestTtlSeconds,
       prepareSandbox: (connection, secret) =>
         sandbox.registerClient(connection, secret, connections.redirectUri(connection.id)),
     });
-    const accounts: AccountService = new AccountService({
+    const accounts = new AccountService({
       db,
       keyring,
       logger,
@@ -205,6 +209,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       credentials,
       endpoints,
     });
+    connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await credentials.start();
     const http = new UpstreamHttp(config.upstream);
     const executions = new ExecutionService(
@@ -245,12 +250,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         metrics,
         sandbox: () => sandbox,
       },
-      async mount(root) {
-        if (!config.sandbox) return;
-        sandbox = config.sandboxUrl
-          ? remoteSandbox(config.sandboxUrl)
-          : await mountSandbox(root, config.publicUrl);
-      },
+      mount: mountSandbox,
     });
 
     // Accounts whose authorization was abandoned go once nothing can complete it any more; events
@@ -290,9 +290,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       deliveries,
       admins,
       metrics,
-      get sandbox() {
-        return sandbox;
-      },
+      sandbox,
       ...(client ? { bootstrapClient: client } : {}),
       ...(firstAdmin ? { bootstrapAdmin: firstAdmin } : {}),
       async listen() {

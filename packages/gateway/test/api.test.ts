@@ -2,7 +2,7 @@ import net from 'node:net';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenIssuer } from '../src/auth/access-tokens.js';
-import { revokeClient } from '../src/auth/client-credentials.js';
+import { revokeClient } from '../src/auth/gateway-clients.js';
 import { BACKENDS } from './helpers/backends.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { postToken } from './helpers/token.js';

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_CHANNEL } from '../src/accounts/credentials.js';
-import { revokeClient } from '../src/auth/client-credentials.js';
+import { revokeClient } from '../src/auth/gateway-clients.js';
 import { deactivateAccount } from '../src/store/accounts.js';
 import { openDatabase } from '../src/store/db.js';
 import { BACKENDS, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeClient } from '../src/auth/client-credentials.js';
+import { revokeClient } from '../src/auth/gateway-clients.js';
 import { BACKENDS } from './helpers/backends.js';
 import { browserCookie, createSandboxConnection, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import { type ClientCredentials, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
+import { type ProviderOAuthClient, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
@@ -62,7 +62,10 @@ export interface CredentialsDeps {
   keyring: Keyring;
   logger: Logger;
   /** The connection row and its plaintext client credentials, read through `db` (the open transaction). */
-  connection(connectionId: string, db: Queryable): Promise<{ row: ConnectionRow; client: ClientCredentials }>;
+  connection(
+    connectionId: string,
+    db: Queryable,
+  ): Promise<{ row: ConnectionRow; client: ProviderOAuthClient }>;
   endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
   notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
@@ -83,7 +86,7 @@ type RefreshStep =
       claimed: {
         row: AccountRow;
         connection: ConnectionRow;
-        client: ClientCredentials;
+        client: ProviderOAuthClient;
         provider: ProviderDefinition;
       };
     };

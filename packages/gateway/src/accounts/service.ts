@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { recordEvent, recordEvents } from '../events/outbox.js';
-import { type ClientCredentials, revokeGrant } from '../oauth/client.js';
+import { type ProviderOAuthClient, revokeGrant } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
@@ -194,7 +194,7 @@ export class AccountService {
   ): Promise<void> {
     const provider = getProvider(connection.provider);
     if (account.access_token || account.refresh_token) {
-      const client: ClientCredentials = {
+      const client: ProviderOAuthClient = {
         clientId: connection.client_id,
         clientSecret: this.deps.connections.clientSecret(connection),
       };

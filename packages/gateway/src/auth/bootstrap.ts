@@ -5,7 +5,7 @@ import {
   type Environment,
   findEnvironmentByName,
 } from '../store/environments.js';
-import { createGatewayClient, type IssuedClient } from './client-credentials.js';
+import { createGatewayClient, type IssuedClient } from './gateway-clients.js';
 
 const BOOTSTRAP_LOCK = 7_406_232;
 

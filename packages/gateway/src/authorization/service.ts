@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CredentialManager } from '../accounts/credentials.js';
 import { accountView } from '../accounts/view.js';
@@ -21,25 +20,21 @@ import {
   ACCOUNT_REFRESH_TOKEN,
   REQUEST_CODE_VERIFIER,
 } from '../secrets/sealed-columns.js';
-import { type AccountRow, findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
+import { findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
 import {
   consumeAuthorizationRequest,
   consumeLink,
   findAuthorizationRequest,
   findLink,
   insertAuthorizationRequest,
-  insertLink,
 } from '../store/authorization.js';
 import type { ConnectionRow } from '../store/connections.js';
-import type { Database, Queryable } from '../store/db.js';
+import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
 import { FlowError } from './pages.js';
 
-export interface AuthorizationLink {
-  link: string;
-  expires_at: string;
-  connected_account_id: string;
-}
+export type { AuthorizationLink } from './links.js';
 
 export interface CreateLinkInput {
   connection_name: string;
@@ -66,8 +61,7 @@ export interface AuthorizationDeps {
   logger: Logger;
   connections: ConnectionService;
   credentials: CredentialManager;
-  publicUrl: string;
-  linkTtlSeconds: number;
+  links: AuthorizationLinks;
   requestTtlSeconds: number;
   /**
    * Where the callback may send the browser: origins (`https://app.example.com`) or URL prefixes
@@ -93,10 +87,6 @@ export function bindingCookieName(requestId: string): string {
   return `portico_auth_${requestId}`;
 }
 
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
 /**
  * The hosted authorization flow: links (single use, expiring, stored hashed), the trip to the
  * provider (state hashed, PKCE verifier sealed) and the callback that exchanges the code and stores
@@ -111,7 +101,7 @@ export class AuthorizationService {
     const { db } = this.deps;
     return db.transaction(async (tx) => {
       const account = await upsertPendingAccount(tx, environmentId, connection.id, input.identifier);
-      const link = await this.linkFor(account, input.redirect_url, input.state, tx);
+      const link = await this.deps.links.linkFor(account, input.redirect_url, input.state, tx);
       if (account.inserted) {
         await recordEvent(db, tx, {
           environmentId,
@@ -122,51 +112,6 @@ export class AuthorizationService {
       }
       return link;
     });
-  }
-
-  /** A fresh link for an existing account (e.g. in an `account_not_active` error). */
-  async linkFor(
-    account: Pick<AccountRow, 'id'>,
-    redirectUrl?: string,
-    state?: string,
-    db: Queryable = this.deps.db,
-  ): Promise<AuthorizationLink> {
-    const token = randomBase62(43);
-    const expiresAt = new Date(Date.now() + this.deps.linkTtlSeconds * 1000);
-    await insertLink(db, {
-      token_hash: hashToken(token),
-      account_id: account.id,
-      redirect_url: redirectUrl ?? null,
-      caller_state: state ?? null,
-      expires_at: expiresAt,
-    });
-    return {
-      link: `${this.deps.publicUrl}/connect/${token}`,
-      expires_at: expiresAt.toISOString(),
-      connected_account_id: account.id,
-    };
-  }
-
-  /** The `account_not_active` problem, with a link the user can open to authorize again. */
-  async notActiveProblem(account: AccountRow): Promise<Problem> {
-    const link = await this.linkFor(account);
-    const why =
-      account.status === 'PENDING_AUTH'
-        ? 'has not been authorized yet'
-        : account.status === 'EXPIRED'
-          ? `can no longer be refreshed${account.status_reason ? ` (${account.status_reason})` : ''}`
-          : 'was disconnected';
-    return new Problem(
-      'account_not_active',
-      `Connected account ${account.id} (identifier "${account.identifier}") is ${account.status}: it ${why}. Ask the user to open authorization_link.link to connect again, then retry.`,
-      {
-        extensions: {
-          connected_account_id: account.id,
-          account_status: account.status,
-          authorization_link: { link: link.link, expires_at: link.expires_at },
-        },
-      },
-    );
   }
 
   /** An open redirect is a phishing tool: only the operator's allowed places are accepted. */

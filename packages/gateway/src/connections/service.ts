@@ -1,6 +1,6 @@
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
-import { getProvider } from '../providers/catalog.js';
+import { getProvider, PROVIDERS } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
 import {
@@ -27,8 +27,6 @@ export interface ConnectionsDeps {
   publicUrl: string;
   /** False when sandbox mode is off: sandbox connections are refused. */
   sandboxAvailable?: boolean;
-  /** Runs before a connection is deleted (revokes and forgets its accounts' credentials). */
-  beforeRemove?: (row: ConnectionRow) => Promise<void>;
 }
 
 /**
@@ -36,7 +34,17 @@ export interface ConnectionsDeps {
  * reaches the store and never leaves the service again except to the provider's token endpoint.
  */
 export class ConnectionService {
+  private removing?: (row: ConnectionRow) => Promise<void>;
+
   constructor(private readonly deps: ConnectionsDeps) {}
+
+  /**
+   * Runs `hook` before a connection is deleted (the accounts service revokes and forgets its
+   * accounts' credentials); registered by the layer above, which is built after this one.
+   */
+  beforeRemove(hook: (row: ConnectionRow) => Promise<void>): void {
+    this.removing = hook;
+  }
 
   redirectUri(connectionId: string): string {
     return `${this.deps.publicUrl}/sso/v1/oauth/${connectionId}/callback`;
@@ -172,7 +180,7 @@ export class ConnectionService {
 
   async remove(environmentId: string, name: string): Promise<void> {
     const row = await this.get(environmentId, name);
-    await this.deps.beforeRemove?.(row);
+    await this.removing?.(row);
     const { db } = this.deps;
     await db.transaction(async (tx) => {
       if (await deleteConnection(tx, row.id)) await this.recordChange(tx, 'connection.deleted', row);
@@ -199,12 +207,13 @@ export class ConnectionService {
   }
 }
 
-/** A tenant means something only to providers whose sign-in URLs carry one (Microsoft). */
+/** A tenant means something only to providers whose sign-in URLs carry one (the catalog says which). */
 function checkTenant(provider: ConnectionRow['provider'], tenant: string | undefined): void {
   if (tenant === undefined || getProvider(provider).oauth.tenant) return;
+  const withTenant = Object.values(PROVIDERS).filter((p) => p.oauth.tenant);
   throw new Problem(
     'invalid_input',
-    `tenant applies only to Microsoft connections (sharepoint); ${getProvider(provider).displayName} has none. Remove it.`,
+    `tenant applies only to ${withTenant.map((p) => `${p.displayName} connections (${p.key})`).join(', ')}; ${getProvider(provider).displayName} has none. Remove it.`,
     { errors: [{ path: '/tenant', message: `not supported for ${provider}` }] },
   );
 }

@@ -1,5 +1,5 @@
 import type { ClientStatusCache } from '../auth/client-status.js';
-import { hashToken } from '../authorization/service.js';
+import { hashToken } from '../authorization/links.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import type { Database } from '../store/db.js';

@@ -8,7 +8,8 @@ import type { ProviderEndpoints } from './endpoints.js';
  * validated before anything is stored.
  */
 
-export interface ClientCredentials {
+/** The connection's OAuth client at the provider (not a gateway client, not an end user's tokens). */
+export interface ProviderOAuthClient {
   clientId: string;
   clientSecret: string;
 }
@@ -48,15 +49,8 @@ export class TokenEndpointError extends Error {
 
 // A hanging token endpoint must not stall the account for long (a refresh lease lasts 30 s).
 const TOKEN_TIMEOUT_MS = 10_000;
-const SECRET_FIELDS = new Set([
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'expires_in',
-  'ext_expires_in',
-  'token_type',
-  'scope',
-]);
+/** RFC 6749's token-response fields (and OIDC's id_token): the token, not account metadata. */
+const TOKEN_FIELDS = ['access_token', 'refresh_token', 'id_token', 'expires_in', 'token_type', 'scope'];
 /**
  * RFC 6749 §5.2 error codes by cause. Only `invalid_grant` means the user's grant is gone; the
  * others are the connection's configuration (its client, or scopes the client may not ask for),
@@ -106,7 +100,7 @@ export function buildAuthorizationUrl(
 export function exchangeAuthorizationCode(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   params: { code: string; redirectUri: string; codeVerifier?: string },
 ): Promise<TokenResponse> {
   return tokenRequest(provider, endpoints, client, {
@@ -120,7 +114,7 @@ export function exchangeAuthorizationCode(
 export function refreshAccessToken(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   refreshToken: string,
 ): Promise<TokenResponse> {
   return tokenRequest(provider, endpoints, client, {
@@ -132,7 +126,7 @@ export function refreshAccessToken(
 async function tokenRequest(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   params: Record<string, string>,
 ): Promise<TokenResponse> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -169,21 +163,21 @@ async function tokenRequest(
     json = undefined;
   }
   if (!response.ok) throw classifyTokenError(response.status, json, provider);
-  return parseTokenResponse(json);
+  return parseTokenResponse(json, provider);
 }
 
 export function classifyTokenError(
   status: number,
   body: unknown,
-  provider?: ProviderDefinition,
+  provider: ProviderDefinition,
 ): TokenEndpointError {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  // OAuth's `error`, or HubSpot's `status` (BAD_REFRESH_TOKEN …).
+  const field = provider.oauth.tokenErrorField;
   const code =
     typeof record.error === 'string'
       ? record.error
-      : typeof record.status === 'string'
-        ? record.status
+      : field && typeof record[field] === 'string'
+        ? (record[field] as string)
         : undefined;
   const description =
     (typeof record.error_description === 'string' && record.error_description) ||
@@ -191,14 +185,14 @@ export function classifyTokenError(
     `HTTP ${status}`;
   const message = `${code ?? `HTTP ${status}`}: ${description.split(/\r?\n/)[0]}`;
   if (status >= 500 || status === 429) return new TokenEndpointError('transient', message, status, code);
-  const kind = code && (provider?.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
+  const kind = code && (provider.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
   if (kind) return new TokenEndpointError(kind, message, status, code);
   if (status === 401) return new TokenEndpointError('invalid_client', message, status, code);
   return new TokenEndpointError('invalid_response', message, status, code);
 }
 
 /** RFC 6749 §5.1, validated: anything that is not a usable bearer token is refused. */
-export function parseTokenResponse(json: unknown): TokenResponse {
+export function parseTokenResponse(json: unknown, provider: ProviderDefinition): TokenResponse {
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new TokenEndpointError('invalid_response', 'token response is not a JSON object');
   }
@@ -224,14 +218,15 @@ export function parseTokenResponse(json: unknown): TokenResponse {
     throw new TokenEndpointError('invalid_response', 'refresh_token is not a string');
   }
   const scope = typeof body.scope === 'string' ? body.scope : undefined;
-  const metadata = Object.fromEntries(Object.entries(body).filter(([key]) => !SECRET_FIELDS.has(key)));
+  const notMetadata = new Set([...TOKEN_FIELDS, ...(provider.oauth.tokenResponseTokenFields ?? [])]);
+  const metadata = Object.fromEntries(Object.entries(body).filter(([key]) => !notMetadata.has(key)));
   return {
     accessToken: body.access_token,
     ...(typeof body.refresh_token === 'string' && body.refresh_token
       ? { refreshToken: body.refresh_token }
       : {}),
     ...(expiresIn !== undefined ? { expiresIn } : {}),
-    ...(scope !== undefined ? { scopes: scope.split(/[ ,]+/).filter(Boolean) } : {}),
+    ...(scope !== undefined ? { scopes: scope.split(provider.oauth.scopeSeparator).filter(Boolean) } : {}),
     metadata,
   };
 }
@@ -240,7 +235,7 @@ export function parseTokenResponse(json: unknown): TokenResponse {
 export async function revokeGrant(
   provider: ProviderDefinition,
   endpoints: ProviderEndpoints,
-  client: ClientCredentials,
+  client: ProviderOAuthClient,
   tokens: { accessToken: string | null; refreshToken: string | null },
 ): Promise<boolean> {
   const revocation = provider.oauth.revocation;
@@ -269,7 +264,7 @@ export async function revokeGrant(
   }
 }
 
-function basicAuth(client: ClientCredentials): string {
+function basicAuth(client: ProviderOAuthClient): string {
   // RFC 6749 §2.3.1: form-encode each part before joining.
   const encode = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
   return `Basic ${Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64')}`;

@@ -1,4 +1,4 @@
-import type { ProviderDefinition } from './types.js';
+import type { ProviderDefinition, ProviderErrorDescription } from './types.js';
 
 /** Google's OAuth facts, shared by the four Google APIs. */
 export const googleOAuth: ProviderDefinition['oauth'] = {
@@ -21,11 +21,11 @@ export const googleOAuth: ProviderDefinition['oauth'] = {
 
 const GOOGLE_RATE_LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded']);
 
-/** Google's `{error:{code,message,errors:[{reason}]|status}}`; 403 with a rate-limit reason means 429. */
-export function describeGoogleError(
-  _status: number,
-  body: unknown,
-): { message?: string; rateLimited?: boolean } {
+/**
+ * Google's `{error:{code,message,errors:[{reason}]|status}}`; 403 with a rate-limit reason means 429;
+ * FAILED_PRECONDITION is a write refused because its required revision is no longer the latest.
+ */
+export function describeGoogleError(_status: number, body: unknown): ProviderErrorDescription {
   const error = (
     body as { error?: { message?: unknown; errors?: Array<{ reason?: unknown }>; status?: unknown } }
   )?.error;
@@ -36,5 +36,6 @@ export function describeGoogleError(
     rateLimited:
       reasons.some((r) => typeof r === 'string' && GOOGLE_RATE_LIMIT_REASONS.has(r)) ||
       error.status === 'RESOURCE_EXHAUSTED',
+    ...(error.status === 'FAILED_PRECONDITION' ? { conflict: true } : {}),
   };
 }

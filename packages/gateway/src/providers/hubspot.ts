@@ -32,6 +32,7 @@ export const hubspot: ProviderDefinition = {
     // Access tokens live 30 minutes; refresh with a comfortable margin.
     refreshMarginSeconds: 300,
     // HubSpot's token errors are {status: "BAD_…", message}.
+    tokenErrorField: 'status',
     tokenErrorKinds: {
       BAD_REFRESH_TOKEN: 'invalid_grant',
       BAD_AUTH_CODE: 'invalid_grant',

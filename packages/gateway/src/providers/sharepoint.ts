@@ -20,6 +20,8 @@ export const sharepoint: ProviderDefinition = {
     refreshMarginSeconds: 300,
     // The identity platform expires refresh tokens inactive for 90 days.
     refreshTokenIdleDays: 90,
+    // The access token's extended lifetime (for outages of the identity platform), not an account fact.
+    tokenResponseTokenFields: ['ext_expires_in'],
   },
   api: {
     baseUrl: 'https://graph.microsoft.com',

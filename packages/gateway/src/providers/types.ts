@@ -20,6 +20,7 @@ export interface ProviderDefinition {
     /** How the token endpoint authenticates the client and encodes its body. */
     tokenRequest: 'basic_json' | 'form_post';
     pkce: boolean;
+    /** Joins scopes in the authorization request and splits the granted `scope` of a token response. */
     scopeSeparator: ' ' | ',';
     /** Scopes a connection gets when it names none. */
     defaultScopes: string[];
@@ -45,6 +46,16 @@ export interface ProviderDefinition {
      * (the user must authorize again) or `invalid_client` (the connection's configuration).
      */
     tokenErrorKinds?: Record<string, 'invalid_grant' | 'invalid_client'>;
+    /**
+     * The body field that names a token-endpoint error when RFC 6749's `error` is absent (HubSpot
+     * answers `{status: "BAD_REFRESH_TOKEN", message}`).
+     */
+    tokenErrorField?: string;
+    /**
+     * The provider's own token-response fields that describe the token rather than the account, left
+     * out of the account's metadata like `expires_in` (Microsoft: `ext_expires_in`).
+     */
+    tokenResponseTokenFields?: string[];
   };
   api: {
     baseUrl: string;
@@ -58,10 +69,22 @@ export interface ProviderDefinition {
     /** Header that carries the caller's `upstream_version` (Notion-Version), where the provider has one. */
     versionHeader?: string;
     /** Reads the provider's own error body: its message, and whether it means "slow down". */
-    describeError(status: number, body: unknown): { message?: string; rateLimited?: boolean };
+    describeError(status: number, body: unknown): ProviderErrorDescription;
   };
   /** The emulator (in packages/emulators) that plays this provider in sandbox mode. */
   emulator: 'notion' | 'google' | 'hubspot' | 'microsoft';
+}
+
+/** What a provider's error body says, in the terms Portico acts on. */
+export interface ProviderErrorDescription {
+  message?: string;
+  /** "Slow down", whatever the status (Google answers some rate limits with 403). */
+  rateLimited?: boolean;
+  /**
+   * The resource changed since the caller read it, where the provider says so without a 409 or 412
+   * (Google: 400 with status FAILED_PRECONDITION when a write's required revision is stale).
+   */
+  conflict?: boolean;
 }
 
 export const PROVIDER_KEYS = [

@@ -51,6 +51,41 @@ export function disabledSandbox(): Sandbox {
   };
 }
 
+/**
+ * The sandbox the configuration asks for, known before the app exists; the embedded emulators join
+ * it when `mount` registers them on the app (nothing calls the sandbox before that).
+ */
+export function configuredSandbox(config: {
+  sandbox: boolean;
+  sandboxUrl?: string | undefined;
+  publicUrl: string;
+}): { sandbox: Sandbox; mount(app: FastifyInstance): Promise<void> } {
+  if (!config.sandbox) return { sandbox: disabledSandbox(), mount: async () => {} };
+  if (config.sandboxUrl) return { sandbox: remoteSandbox(config.sandboxUrl), mount: async () => {} };
+  let mounted: Sandbox | undefined;
+  const inner = (): Sandbox => {
+    if (!mounted) throw new Error('the sandbox emulators are not mounted yet');
+    return mounted;
+  };
+  return {
+    sandbox: {
+      enabled: true,
+      get control() {
+        return mounted?.control;
+      },
+      location: () => mounted?.location(),
+      registerClient: (...args) => inner().registerClient(...args),
+      ensureClient: (...args) => inner().ensureClient(...args),
+      expireTokens: (connection) => inner().expireTokens(connection),
+      revokeGrants: (connection) => inner().revokeGrants(connection),
+      reset: () => inner().reset(),
+    },
+    async mount(app) {
+      mounted = await mountSandbox(app, config.publicUrl);
+    },
+  };
+}
+
 /** Emulators inside this gateway; `internalBase` is known once the server listens. */
 export async function mountSandbox(app: FastifyInstance, publicUrl: string): Promise<Sandbox> {
   let control: EmulatorControl | undefined;

@@ -1,10 +1,11 @@
 import type { EmulatorModule } from '../../core/types.js';
-import { registerCalendarRoutes, seedCalendar } from './calendar.js';
-import { registerDocsRoutes, seedDocs } from './docs.js';
-import { registerDriveRoutes, seedDrive } from './drive.js';
+import { registerCalendarRoutes, seedCalendar } from './calendar/routes.js';
+import { registerDocsRoutes, seedDocs } from './docs/routes.js';
+import { registerDriveRoutes, seedDrive } from './drive/routes.js';
 import { googleOAuthProfile, registerGoogleOAuthRoutes, sendGoogleAuthError } from './oauth.js';
 import { sendGoogleError } from './shared.js';
-import { registerSheetsRoutes, seedSheets } from './sheets.js';
+import { registerSheetsRoutes } from './sheets/routes.js';
+import { seedSheets } from './sheets/seed.js';
 import type { GoogleDataOf, GoogleState, GoogleUserData } from './user-data.js';
 import { googleUsers } from './users.js';
 

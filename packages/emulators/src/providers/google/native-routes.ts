@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../core/types.js';
+import { applyFieldMask } from './field-mask.js';
 import { authorizeGoogle } from './scopes.js';
 import type { DriveFile } from './shared.js';
-import { applyFieldMask } from './sheets-fields.js';
 
 /**
  * Route scaffolding shared by the Google APIs whose documents are native Drive files (Sheets,

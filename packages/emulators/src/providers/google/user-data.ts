@@ -1,8 +1,8 @@
 import type { EmulatedUser } from '../../core/types.js';
-import type { CalendarData } from './calendar-seed.js';
-import type { DocumentModel } from './docs-model.js';
+import type { CalendarData } from './calendar/seed.js';
+import type { DocumentModel } from './docs/model.js';
 import type { DriveFile } from './shared.js';
-import type { SpreadsheetModel } from './sheets-model.js';
+import type { SpreadsheetModel } from './sheets/model.js';
 
 /** One emulated user's documents, by id. Each is also a file in the user's Drive. */
 export interface DocsData {

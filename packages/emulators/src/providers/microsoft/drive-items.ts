@@ -1,118 +1,38 @@
 import type { FastifyReply } from 'fastify';
-import { type ReceivedBytes, receiveBytes, receiveJson } from './body.js';
+import { receiveBytes, receiveJson } from './body.js';
 import { type GraphCall, metadata, permits, sendJson } from './call.js';
 import { downloadUrl } from './download.js';
+import {
+  accessDenied,
+  applySelect,
+  childNamed,
+  childrenOf,
+  conflictBehavior,
+  freeName,
+  INVALID_NAME,
+  itemBody,
+  mimeTypeFor,
+  nameAlreadyExists,
+  newItemId,
+  now,
+  sendItem,
+  touch,
+} from './drive-tree.js';
 import {
   invalidRequest,
   itemNotFound,
   methodNotAllowed,
-  sendGraphError,
   stampGraphHeaders,
   unknownSegment,
 } from './errors.js';
-import { driveItemId } from './ids.js';
-import { type Drive, type DriveItem, graphDate } from './model.js';
+import type { Drive, DriveItem } from './model.js';
 import { newItem } from './seed.js';
-import { itemJson } from './serialize.js';
-import { sendDrive, siteOfDrive } from './sites.js';
+import { sendDrive } from './sites.js';
 import { createUploadSession } from './upload-sessions.js';
+import { commitUpload, planUpload } from './uploads.js';
 
 const DEFAULT_PAGE_SIZE = 200;
 const MAX_PAGE_SIZE = 999;
-/** Characters SharePoint refuses in file and folder names. */
-const INVALID_NAME = /["*:<>?/\\|]/;
-
-const EXTENSION_TYPES: Record<string, string> = {
-  txt: 'text/plain',
-  csv: 'text/csv',
-  json: 'application/json',
-  pdf: 'application/pdf',
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-};
-
-type ConflictBehavior = 'fail' | 'replace' | 'rename';
-
-function accessDenied(call: GraphCall): FastifyReply {
-  return sendGraphError(call.req, call.reply, 403, 'accessDenied', 'Access denied');
-}
-
-const nameAlreadyExists = (call: GraphCall) =>
-  sendGraphError(call.req, call.reply, 409, 'nameAlreadyExists', 'The specified item name already exists.');
-
-function childrenOf(drive: Drive, parentId: string): DriveItem[] {
-  const out: DriveItem[] = [];
-  for (const item of drive.items.values()) if (item.parentId === parentId) out.push(item);
-  return out.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
-}
-
-/** SharePoint names are case-insensitive. */
-function childNamed(drive: Drive, parentId: string, name: string): DriveItem | undefined {
-  const wanted = name.toLowerCase();
-  for (const item of drive.items.values()) {
-    if (item.parentId === parentId && item.name.toLowerCase() === wanted) return item;
-  }
-  return undefined;
-}
-
-/** "Report.docx" → "Report 1.docx", "Report 2.docx", … until the name is free. */
-function freeName(drive: Drive, parentId: string, name: string): string {
-  const dot = name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  for (let n = 1; ; n++) {
-    const candidate = `${stem} ${n}${ext}`;
-    if (!childNamed(drive, parentId, candidate)) return candidate;
-  }
-}
-
-function conflictBehavior(value: unknown, fallback: ConflictBehavior): ConflictBehavior | undefined {
-  if (value === undefined || value === null || value === '') return fallback;
-  return value === 'fail' || value === 'replace' || value === 'rename' ? value : undefined;
-}
-
-function now(call: GraphCall): string {
-  return graphDate(call.ctx.clock());
-}
-
-function newItemId(call: GraphCall): string {
-  return driveItemId(`new:${call.ctx.randomId(16)}`);
-}
-
-function itemBody(call: GraphCall, drive: Drive, item: DriveItem): Record<string, unknown> {
-  const url = item.folder
-    ? undefined
-    : downloadUrl(call.base, call.state, call.ctx.clock(), {
-        userId: call.tenant.user.id,
-        driveId: drive.id,
-        item,
-      });
-  return itemJson(call.tenant, siteOfDrive(call, drive), drive, item, url);
-}
-
-/** `$select=id,name` keeps only those properties (annotations such as the download URL only when named). */
-function applySelect(call: GraphCall, body: Record<string, unknown>): Record<string, unknown> {
-  const select = call.query.$select;
-  if (!select) return body;
-  const wanted = new Set(select.split(',').map((s) => s.trim().toLowerCase()));
-  if (wanted.has('content.downloadurl')) wanted.add('@microsoft.graph.downloadurl');
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (key.startsWith('@odata.') || wanted.has(key.toLowerCase())) out[key] = value;
-  }
-  return out;
-}
-
-function sendItem(call: GraphCall, drive: Drive, item: DriveItem, status = 200): FastifyReply {
-  return sendJson(call, status, {
-    '@odata.context': metadata(call, `drives('${drive.id}')/items/$entity`),
-    ...applySelect(call, itemBody(call, drive, item)),
-  });
-}
 
 /** The `$skiptoken` SharePoint hands out is opaque base64; this one carries the offset. */
 function encodeSkipToken(offset: number): string {
@@ -164,13 +84,6 @@ function isDescendant(drive: Drive, candidate: DriveItem, ancestorId: string): b
     parentId = drive.items.get(parentId)?.parentId ?? null;
   }
   return false;
-}
-
-function touch(call: GraphCall, item: DriveItem, content: boolean): void {
-  item.lastModifiedDateTime = now(call);
-  item.lastModifiedBy = call.tenant.user.id;
-  item.version++;
-  if (content) item.contentVersion++;
 }
 
 async function updateItem(call: GraphCall, drive: Drive, item: DriveItem): Promise<FastifyReply> {
@@ -248,123 +161,6 @@ async function createChild(call: GraphCall, drive: Drive, parent: DriveItem): Pr
     mimeType: isFolder ? undefined : mimeTypeFor(finalName, undefined),
     at: now(call),
   });
-  drive.items.set(item.id, item);
-  return sendItem(call, drive, item, 201);
-}
-
-function mimeTypeFor(name: string, contentType: string | undefined): string {
-  const declared = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (declared && declared !== 'application/octet-stream') return declared;
-  const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
-  return EXTENSION_TYPES[ext] ?? 'application/octet-stream';
-}
-
-/** Where an upload lands: an existing file to replace, or a new file under `parent` (after `missingFolders`). */
-export interface UploadPlan {
-  parent: DriveItem;
-  target?: DriveItem;
-  missingFolders: string[];
-  fileName: string;
-  /** Path addressing (`…:/name:/content`) rather than an item id (`items/{id}/content`). */
-  byPath: boolean;
-  behavior: ConflictBehavior;
-}
-
-export type PlanResult = { ok: true; plan: UploadPlan } | { ok: false; send: () => FastifyReply };
-
-/** Resolves an upload's destination without touching the drive, refusing what SharePoint refuses. */
-export function planUpload(
-  call: GraphCall,
-  drive: Drive,
-  base: DriveItem,
-  path: string[] | undefined,
-  behaviorValue: unknown,
-): PlanResult {
-  const fail = (send: () => FastifyReply): PlanResult => ({ ok: false, send });
-  const behavior = conflictBehavior(behaviorValue, 'replace');
-  if (!behavior) {
-    return fail(() =>
-      invalidRequest(call.req, call.reply, 'Invalid value for @microsoft.graph.conflictBehavior.'),
-    );
-  }
-  let parent = base;
-  let target: DriveItem | undefined = path === undefined ? base : undefined;
-  const missingFolders: string[] = [];
-  let fileName = base.name;
-  if (path !== undefined) {
-    if (path.length === 0)
-      return fail(() => invalidRequest(call.req, call.reply, 'A file name is required.'));
-    if (path.some((part) => part.trim() === '' || INVALID_NAME.test(part))) {
-      return fail(() => invalidRequest(call.req, call.reply, 'The provided name is not valid.'));
-    }
-    fileName = path[path.length - 1]!;
-    for (const folderName of path.slice(0, -1)) {
-      if (missingFolders.length > 0) {
-        missingFolders.push(folderName);
-        continue;
-      }
-      const next = childNamed(drive, parent.id, folderName);
-      if (!next) missingFolders.push(folderName);
-      else if (!next.folder) return fail(() => nameAlreadyExists(call));
-      else parent = next;
-    }
-    if (missingFolders.length === 0) target = childNamed(drive, parent.id, fileName);
-  }
-  if (target?.folder)
-    return fail(() => (target.parentId === null ? accessDenied(call) : nameAlreadyExists(call)));
-  if (target && path !== undefined && behavior === 'fail') return fail(() => nameAlreadyExists(call));
-  return {
-    ok: true,
-    plan: { parent, target, missingFolders, fileName, byPath: path !== undefined, behavior },
-  };
-}
-
-/** Stores received bytes where the plan says: 200 with the replaced file, 201 with a new one. */
-export function commitUpload(
-  call: GraphCall,
-  drive: Drive,
-  plan: UploadPlan,
-  received: ReceivedBytes,
-  contentType: string | undefined,
-): FastifyReply {
-  const stamp = now(call);
-  const { target } = plan;
-  if (target && !(plan.byPath && plan.behavior === 'rename')) {
-    target.chunks = received.chunks;
-    target.size = received.size;
-    target.quickXorHash = received.quickXorHash;
-    target.mimeType = mimeTypeFor(target.name, contentType);
-    touch(call, target, true);
-    return sendItem(call, drive, target, 200);
-  }
-  let parent = plan.parent;
-  for (const folderName of plan.missingFolders) {
-    const folder = newItem({
-      id: newItemId(call),
-      driveId: drive.id,
-      parentId: parent.id,
-      name: folderName,
-      folder: true,
-      createdBy: call.tenant.user.id,
-      at: stamp,
-    });
-    drive.items.set(folder.id, folder);
-    parent = folder;
-  }
-  const name = target ? freeName(drive, parent.id, plan.fileName) : plan.fileName;
-  const item = newItem({
-    id: newItemId(call),
-    driveId: drive.id,
-    parentId: parent.id,
-    name,
-    folder: false,
-    createdBy: call.tenant.user.id,
-    mimeType: mimeTypeFor(name, contentType),
-    at: stamp,
-  });
-  item.chunks = received.chunks;
-  item.size = received.size;
-  item.quickXorHash = received.quickXorHash;
   drive.items.set(item.id, item);
   return sendItem(call, drive, item, 201);
 }

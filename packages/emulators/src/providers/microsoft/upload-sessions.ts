@@ -3,10 +3,10 @@ import type { AccessTokenRecord, ProviderContext } from '../../core/types.js';
 import { receiveBytes, receiveJson } from './body.js';
 import { type GraphCall, metadata, sendJson } from './call.js';
 import { signTempAuth, verifyTempAuth } from './download.js';
-import { commitUpload, planUpload } from './drive-items.js';
 import { invalidRequest, itemNotFound, sendGraphError } from './errors.js';
 import { type Drive, type DriveItem, graphDate, type MicrosoftState, type UploadSession } from './model.js';
 import { QuickXorHash } from './quick-xor-hash.js';
+import { commitUpload, planUpload } from './uploads.js';
 
 /** A session stays open this long after its last fragment. */
 const SESSION_IDLE_MS = 60 * 60 * 1000;

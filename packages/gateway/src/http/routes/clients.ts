@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { createGatewayClient, listClients, revokeClient } from '../../auth/client-credentials.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
+import { createGatewayClient, listClients, revokeClient } from '../../auth/gateway-clients.js';
 import { Problem } from '../../errors/problem.js';
 import type { Database } from '../../store/db.js';
 

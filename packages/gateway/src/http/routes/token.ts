@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
-import { verifyClientSecret } from '../../auth/client-credentials.js';
 import { FailureThrottle } from '../../auth/failure-throttle.js';
+import { verifyClientSecret } from '../../auth/gateway-clients.js';
 import { Problem } from '../../errors/problem.js';
 import type { Queryable } from '../../store/db.js';
 

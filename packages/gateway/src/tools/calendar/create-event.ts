@@ -9,13 +9,9 @@ import {
   checkTimezone,
   createMeetingRoomParam,
   dateTimeParam,
-  endText,
   eventBody,
   eventsPath,
   guestPermissionParams,
-  instantOf,
-  normalizeDateTime,
-  parseDateTime,
   recurrenceParam,
   sendUpdatesParam,
   timezoneParam,
@@ -23,6 +19,7 @@ import {
   visibilityParam,
   writeQuery,
 } from './shared.js';
+import { endText, instantOf, normalizeDateTime, parseDateTime } from './time.js';
 
 /** Event types Google lets a client create without type-specific properties. */
 const eventTypeParam = Type.Union(

@@ -2,15 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { paged } from '../pagination.js';
 import { defineTool } from '../types.js';
-import {
-  calendarIdParam,
-  checkTimezone,
-  eventsPath,
-  INSTANT_PATTERN,
-  instantOf,
-  parseDateTime,
-  timezoneParam,
-} from './shared.js';
+import { calendarIdParam, checkTimezone, eventsPath, INSTANT_PATTERN, timezoneParam } from './shared.js';
+import { instantOf, parseDateTime } from './time.js';
 
 interface EventList {
   items?: Record<string, unknown>[];

@@ -9,16 +9,10 @@ import {
   checkRecurrence,
   checkTimezone,
   dateTimeParam,
-  endText,
   eventBody,
   eventIdParam,
   eventsPath,
-  formatAtOffset,
   guestPermissionParams,
-  instantOf,
-  normalizeDateTime,
-  type ParsedDateTime,
-  parseDateTime,
   recurrenceParam,
   sendUpdatesParam,
   timezoneParam,
@@ -26,6 +20,14 @@ import {
   visibilityParam,
   writeQuery,
 } from './shared.js';
+import {
+  endText,
+  formatAtOffset,
+  instantOf,
+  normalizeDateTime,
+  type ParsedDateTime,
+  parseDateTime,
+} from './time.js';
 
 const input = Type.Object(
   {

@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
+import { createRecord, getRecord, pickProperties } from './records.js';
 import {
   CREATE,
-  createRecord,
-  getRecord,
-  pickProperties,
   propertiesParam,
   propertyValueSchema,
   READ_ONLY,

@@ -3,13 +3,16 @@ import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import {
   associations,
-  CREATE,
   createRecord,
   getRecord,
-  LEAD_STATUSES,
-  leadStatusSchema,
   listRecords,
   pickProperties,
+  updateRecord,
+} from './records.js';
+import {
+  CREATE,
+  LEAD_STATUSES,
+  leadStatusSchema,
   propertiesParam,
   propertyText,
   propertyValueSchema,
@@ -19,7 +22,6 @@ import {
   splitProperties,
   stringEnum,
   UPDATE,
-  updateRecord,
 } from './shared.js';
 
 const CONTACT_DEFAULTS = 'firstname, lastname, email, createdate, lastmodifieddate, hs_object_id';

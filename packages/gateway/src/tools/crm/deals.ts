@@ -1,15 +1,13 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
+import { associations, createRecord, pickProperties, updateRecord } from './records.js';
 import {
-  associations,
   CREATE,
   checkCalendarDate,
   closeDateValue,
-  createRecord,
   DATE_PATTERN,
   PRIORITIES,
-  pickProperties,
   priorityValue,
   propertyText,
   propertyValueSchema,
@@ -17,7 +15,6 @@ import {
   recordId,
   stringEnum,
   UPDATE,
-  updateRecord,
 } from './shared.js';
 
 /** HubSpot-defined deal associations. */

@@ -1,15 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import {
-  type CrmObjectType,
-  parseFilterGroups,
-  propertiesParam,
-  READ_ONLY,
-  type SearchInput,
-  SORT_PATTERN,
-  searchRecords,
-} from './shared.js';
+import { parseFilterGroups } from './filters.js';
+import { type SearchInput, SORT_PATTERN, searchRecords } from './records.js';
+import { type CrmObjectType, propertiesParam, READ_ONLY } from './shared.js';
 
 interface SearchSpec {
   name: string;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { documentUrl } from './common.js';
+import { documentUrl } from './shared.js';
 
 const input = Type.Object(
   {

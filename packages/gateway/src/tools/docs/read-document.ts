@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
-import { bodyContentOf, documentId, documentUrl, plainText, stringEnum } from './common.js';
+import { bodyContentOf, documentId, documentUrl, plainText, stringEnum } from './shared.js';
 
 const input = Type.Object(
   {

@@ -1,7 +1,8 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
+import { getProvider } from '../../providers/catalog.js';
 import { defineTool } from '../types.js';
-import { documentId, stringEnum } from './common.js';
+import { documentId, stringEnum } from './shared.js';
 
 const segmentId = Type.String({
   description: 'Header, footer or footnote id to act in; leave out for the document body.',
@@ -298,9 +299,11 @@ interface BatchUpdateResponse {
   writeControl?: { requiredRevisionId?: string };
 }
 
+/** Google refuses a stale required revision with a 400, which the provider definition recognises. */
 function isRevisionMismatch(problem: Problem): boolean {
-  const body = problem.options.upstream?.body as { error?: { status?: unknown } } | undefined;
-  return problem.code === 'upstream_validation' && body?.error?.status === 'FAILED_PRECONDITION';
+  const upstream = problem.options.upstream;
+  if (problem.code !== 'upstream_validation' || !upstream) return false;
+  return getProvider('google_docs').api.describeError(upstream.status, upstream.body).conflict === true;
 }
 
 export const docsUpdateDocument = defineTool({

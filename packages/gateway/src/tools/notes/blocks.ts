@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { idSegment, normalizeId, notionId } from './ids.js';
 import {
   BlockInputSchema,
   BlockTextSchema,
@@ -9,12 +8,10 @@ import {
   blockPayload,
   checkBlock,
   LanguageSchema,
-  listResult,
-  PageSizeSchema,
-  StartCursorSchema,
   toNotionBlock,
-  withoutRequestId,
-} from './shared.js';
+} from './block-content.js';
+import { idSegment, normalizeId, notionId } from './ids.js';
+import { listResult, PageSizeSchema, StartCursorSchema, withoutRequestId } from './shared.js';
 
 export const notesBlockDelete = defineTool({
   name: 'notes_block_delete',

@@ -2,14 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import { normalizeId, notionId } from './ids.js';
-import {
-  exactlyOne,
-  listResult,
-  PageSizeSchema,
-  richText,
-  StartCursorSchema,
-  withoutRequestId,
-} from './shared.js';
+import { richText } from './rich-text.js';
+import { exactlyOne, listResult, PageSizeSchema, StartCursorSchema, withoutRequestId } from './shared.js';
 
 export const notesCommentCreate = defineTool({
   name: 'notes_comment_create',

@@ -1,25 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
+import { BlockInputSchema, checkBlock } from './block-content.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
+import { allNotionForm, databaseColumns, PropertyValuesSchema, toNotionProperties } from './properties.js';
+import { richText } from './rich-text.js';
 import {
-  allNotionForm,
-  BlockInputSchema,
   CoverSchema,
-  checkBlock,
   createPage,
-  databaseColumns,
   exactlyOne,
   IconSchema,
   listResult,
   PageSizeSchema,
-  PropertyValuesSchema,
-  richText,
   StartCursorSchema,
   stringEnum,
   toCover,
   toIcon,
-  toNotionProperties,
   withoutRequestId,
 } from './shared.js';
 

@@ -1,22 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
+import { BlockInputSchema, checkBlock } from './block-content.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
 import {
   allNotionForm,
-  BlockInputSchema,
-  CoverSchema,
-  checkBlock,
   columnsOf,
-  createPage,
   databaseColumns,
+  PropertyValuesSchema,
+  toNotionProperties,
+} from './properties.js';
+import { richText } from './rich-text.js';
+import {
+  CoverSchema,
+  createPage,
   exactlyOne,
   IconSchema,
-  PropertyValuesSchema,
-  richText,
   toCover,
   toIcon,
-  toNotionProperties,
   withoutRequestId,
 } from './shared.js';
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
-import { listResult, PageSizeSchema, plainText, StartCursorSchema, stringEnum } from './shared.js';
+import { plainText } from './rich-text.js';
+import { listResult, PageSizeSchema, StartCursorSchema, stringEnum } from './shared.js';
 
 interface NotionObject {
   object?: string;

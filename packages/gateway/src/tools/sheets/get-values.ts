@@ -8,7 +8,7 @@ import {
   rangePath,
   spreadsheetId,
   valueRenderOption,
-} from './common.js';
+} from './shared.js';
 
 const input = Type.Object(
   {

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { a1Range, checkRange, spreadsheetId } from './common.js';
+import { a1Range, checkRange, spreadsheetId } from './shared.js';
 
 const input = Type.Object(
   {

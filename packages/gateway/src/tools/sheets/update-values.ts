@@ -10,7 +10,7 @@ import {
   spreadsheetId,
   stringEnum,
   valueRenderOption,
-} from './common.js';
+} from './shared.js';
 
 const cell = Type.Union([Type.String({ maxLength: 50_000 }), Type.Number(), Type.Boolean(), Type.Null()], {
   description:

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { bumpVersion } from './drive-resource.js';
-import { driveRootIdFor } from './drive-seed.js';
+import { bumpVersion } from './drive/resource.js';
+import { driveRootIdFor } from './drive/seed.js';
 import type { DriveFile } from './shared.js';
 
 /**

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
-import { applyFields, type FieldsError, type FieldTree, parseFields } from './drive-fields.js';
-import { compileDriveQuery, DriveQueryError, type QueryFile } from './drive-query.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
+import { acceptEmptyJson, type DriveFile, GOOGLE_MIME, sendGoogleError } from '../shared.js';
+import type { GoogleDataOf } from '../user-data.js';
+import { applyFields, type FieldsError, type FieldTree, parseFields } from './fields.js';
+import { compileDriveQuery, DriveQueryError, type QueryFile } from './query.js';
 import {
   bumpVersion,
   driveUser,
@@ -10,20 +13,17 @@ import {
   fileResource,
   isFolder,
   isNative,
-} from './drive-resource.js';
-import { driveIdFrom, driveRootIdFor } from './drive-seed.js';
+} from './resource.js';
+import { driveIdFrom, driveRootIdFor } from './seed.js';
 import {
   boundaryOf,
   parseContentRange,
   parseMultipart,
   type UploadSession,
   uploadSessions,
-} from './drive-upload.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
-import { acceptEmptyJson, type DriveFile, GOOGLE_MIME, sendGoogleError } from './shared.js';
-import type { GoogleDataOf } from './user-data.js';
+} from './upload.js';
 
-export { seedDrive } from './drive-seed.js';
+export { seedDrive } from './seed.js';
 
 const SERVICE = 'drive.googleapis.com';
 /** Uploads reach ~1 GiB in the gateway's tests; leave headroom. */
@@ -369,15 +369,37 @@ export function registerDriveRoutes(app: FastifyInstance, ctx: ProviderContext, 
   });
 }
 
-function metadataRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
-  const scopes = GOOGLE_API_SCOPES.drive;
-  const auth = (req: FastifyRequest, reply: FastifyReply, anyOf: readonly string[], method: string) =>
-    authorizeGoogle(ctx, req, reply, {
-      anyOf,
-      service: SERVICE,
-      method: `google.apps.drive.v3.DriveFiles.${method}`,
-    });
+/** What every group of metadata routes needs: the emulator, the user's data and the scope check. */
+interface DriveRoutes {
+  ctx: ProviderContext;
+  dataOf: GoogleDataOf;
+  auth(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    anyOf: readonly string[],
+    method: string,
+  ): ReturnType<typeof authorizeGoogle>;
+}
 
+function metadataRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
+  const routes: DriveRoutes = {
+    ctx,
+    dataOf,
+    auth: (req, reply, anyOf, method) =>
+      authorizeGoogle(ctx, req, reply, {
+        anyOf,
+        service: SERVICE,
+        method: `google.apps.drive.v3.DriveFiles.${method}`,
+      }),
+  };
+  fileReadRoutes(app, routes);
+  fileWriteRoutes(app, routes);
+  aboutRoutes(app, routes);
+}
+
+/** Listing, reading and exporting files. */
+function fileReadRoutes(app: FastifyInstance, { dataOf, auth }: DriveRoutes): void {
+  const scopes = GOOGLE_API_SCOPES.drive;
   app.get('/drive/v3/files', async (req, reply) => {
     const who = auth(req, reply, scopes.read, 'List');
     if (!who) return reply;
@@ -487,7 +509,11 @@ function metadataRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
           : text;
     return reply.header('content-type', `${q.mimeType}; charset=utf-8`).send(body);
   });
+}
 
+/** Creating, changing, trashing, deleting and copying files (metadata only; content goes through uploads). */
+function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoutes): void {
+  const scopes = GOOGLE_API_SCOPES.drive;
   app.post('/drive/v3/files', async (req, reply) => {
     const who = auth(req, reply, scopes.write, 'Create');
     if (!who) return reply;
@@ -559,7 +585,11 @@ function metadataRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
     w.drive.set(copy.id, copy);
     return sendFile(reply, copy, who.user, (req.query as Query).fields);
   });
+}
 
+/** The user, their storage quota and the export formats. */
+function aboutRoutes(app: FastifyInstance, { ctx, dataOf }: DriveRoutes): void {
+  const scopes = GOOGLE_API_SCOPES.drive;
   app.get('/drive/v3/about', async (req, reply) => {
     const who = authorizeGoogle(ctx, req, reply, {
       anyOf: scopes.read,

@@ -11,7 +11,7 @@ import { newId, randomBase62 } from '../store/ids.js';
 import { CLIENT_CHANNEL } from './client-status.js';
 
 /**
- * Gateway client credentials (what an application uses to reach Portico). Secrets are 190-bit
+ * Gateway clients: the id and secret an application uses to reach Portico. Secrets are 190-bit
  * random strings, so a fast hash is as safe as a slow one here; only the hash is stored.
  */
 const SECRET_PREFIX = 'pcs_';

@@ -1,19 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { EmulatedUser } from '../../core/types.js';
-import {
-  type EventStart,
-  expandRecurrence,
-  type Occurrence,
-  parseRecurrence,
-} from './calendar-recurrence.js';
-import {
-  formatDate,
-  formatInZone,
-  isValidTimeZone,
-  localPartsAt,
-  parseDate,
-  parseDateTime,
-} from './calendar-time.js';
+import type { EmulatedUser } from '../../../core/types.js';
+import { type EventStart, expandRecurrence, type Occurrence, parseRecurrence } from './recurrence.js';
+import { formatDate, formatInZone, isValidTimeZone, localPartsAt, parseDate, parseDateTime } from './time.js';
 
 export interface EventDateTime {
   date?: string;

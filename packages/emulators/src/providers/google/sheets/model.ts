@@ -1,5 +1,5 @@
-import { type A1Range, formatRange, type GridRange, indexToColumn, parseA1 } from './sheets-a1.js';
-import { type CellValue, ERROR_TEXT, FormulaEngine, formatGeneralNumber, isError } from './sheets-formula.js';
+import { type A1Range, formatRange, type GridRange, indexToColumn, parseA1 } from './a1.js';
+import { type CellValue, ERROR_TEXT, FormulaEngine, formatGeneralNumber, isError } from './formula.js';
 
 /** A cell's number format, as Sheets infers it from user-entered text (`12%`, `$1,200.00`, `2024-01-15`). */
 export interface NumberFormat {

@@ -1,4 +1,4 @@
-import { parseCells } from './sheets-a1.js';
+import { parseCells } from './a1.js';
 
 /**
  * A small spreadsheet formula engine: enough of Sheets' language (arithmetic, comparison, `&`,

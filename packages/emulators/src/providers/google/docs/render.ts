@@ -1,4 +1,4 @@
-import type { DocBody, DocumentModel, ParagraphProps, TextStyle } from './docs-model.js';
+import type { DocBody, DocumentModel, ParagraphProps, TextStyle } from './model.js';
 
 /** The Document resource as `documents.get` returns it. */
 

@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
+import { acceptEmptyJson, sendGoogleError } from '../shared.js';
+import type { GoogleDataOf } from '../user-data.js';
 import {
   type CalendarEntry,
   type CalendarEvent,
@@ -16,15 +19,12 @@ import {
   type StoredEvent,
   timingOf,
   writeEvent,
-} from './calendar-model.js';
-import type { CalendarData } from './calendar-seed.js';
-import { parseDateTime } from './calendar-time.js';
-import { authorizeGoogle, GOOGLE_API_SCOPES } from './scopes.js';
-import { acceptEmptyJson, sendGoogleError } from './shared.js';
-import type { GoogleDataOf } from './user-data.js';
+} from './model.js';
+import type { CalendarData } from './seed.js';
+import { parseDateTime } from './time.js';
 
-export type { CalendarData } from './calendar-seed.js';
-export { seedCalendar } from './calendar-seed.js';
+export type { CalendarData } from './seed.js';
+export { seedCalendar } from './seed.js';
 
 const SERVICE = 'calendar-json.googleapis.com';
 const DAY_MS = 86_400_000;
@@ -177,11 +177,61 @@ export function registerCalendarRoutes(
   });
 }
 
-function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
-  const scopes = GOOGLE_API_SCOPES;
-  const auth = (req: FastifyRequest, reply: FastifyReply, anyOf: readonly string[], method: string) =>
-    authorizeGoogle(ctx, req, reply, { anyOf, service: SERVICE, method: `calendar.v3.${method}` });
+/** What every group of calendar routes needs: the emulator, the user's data and the scope check. */
+interface CalendarRoutes {
+  ctx: ProviderContext;
+  dataOf: GoogleDataOf;
+  auth(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    anyOf: readonly string[],
+    method: string,
+  ): ReturnType<typeof authorizeGoogle>;
+}
 
+function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
+  const routes: CalendarRoutes = {
+    ctx,
+    dataOf,
+    auth: (req, reply, anyOf, method) =>
+      authorizeGoogle(ctx, req, reply, { anyOf, service: SERVICE, method: `calendar.v3.${method}` }),
+  };
+  calendarListRoutes(app, routes);
+  eventReadRoutes(app, routes);
+  eventWriteRoutes(app, routes);
+  freeBusyRoutes(app, routes);
+}
+
+function writeParams(reply: FastifyReply, q: Query): { conferenceDataVersion: number } | null {
+  const version = q.conferenceDataVersion === undefined ? 0 : Number(q.conferenceDataVersion);
+  if (!Number.isInteger(version) || version < 0 || version > 1) {
+    badParam(reply, 'conferenceDataVersion');
+    return null;
+  }
+  if (q.sendUpdates !== undefined && !['all', 'externalOnly', 'none'].includes(q.sendUpdates)) {
+    badParam(reply, 'sendUpdates');
+    return null;
+  }
+  return { conferenceDataVersion: version };
+}
+
+function requireWriter(reply: FastifyReply, calendar: CalendarEntry): boolean {
+  if (canWrite(calendar)) return true;
+  sendGoogleError(reply, 403, 'You need to have writer access to this calendar.', {
+    reason: 'requiredAccessLevel',
+  });
+  return false;
+}
+
+function bodyOf(req: FastifyRequest): Record<string, unknown> | null {
+  return req.body && typeof req.body === 'object' && !Array.isArray(req.body)
+    ? (req.body as Record<string, unknown>)
+    : null;
+}
+
+/** The user's calendar list and calendars. */
+function calendarListRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+  const scopes = GOOGLE_API_SCOPES;
   app.get('/calendar/v3/users/me/calendarList', async (req, reply) => {
     const who = auth(req, reply, scopes.calendarList.read, 'CalendarList.List');
     if (!who) return reply;
@@ -229,7 +279,11 @@ function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
       conferenceProperties: { allowedConferenceSolutionTypes: ['hangoutsMeet'] },
     });
   });
+}
 
+/** Listing (with recurrence expansion, sync tokens and paging) and reading events. */
+function eventReadRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+  const scopes = GOOGLE_API_SCOPES;
   app.get<{ Params: { calendarId: string } }>(
     '/calendar/v3/calendars/:calendarId/events',
     async (req, reply) => {
@@ -404,33 +458,11 @@ function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
       return found ? reply.send(found.event) : notFound(reply);
     },
   );
+}
 
-  const writeParams = (reply: FastifyReply, q: Query): { conferenceDataVersion: number } | null => {
-    const version = q.conferenceDataVersion === undefined ? 0 : Number(q.conferenceDataVersion);
-    if (!Number.isInteger(version) || version < 0 || version > 1) {
-      badParam(reply, 'conferenceDataVersion');
-      return null;
-    }
-    if (q.sendUpdates !== undefined && !['all', 'externalOnly', 'none'].includes(q.sendUpdates)) {
-      badParam(reply, 'sendUpdates');
-      return null;
-    }
-    return { conferenceDataVersion: version };
-  };
-
-  const requireWriter = (reply: FastifyReply, calendar: CalendarEntry): boolean => {
-    if (canWrite(calendar)) return true;
-    sendGoogleError(reply, 403, 'You need to have writer access to this calendar.', {
-      reason: 'requiredAccessLevel',
-    });
-    return false;
-  };
-
-  const bodyOf = (req: FastifyRequest): Record<string, unknown> | null =>
-    req.body && typeof req.body === 'object' && !Array.isArray(req.body)
-      ? (req.body as Record<string, unknown>)
-      : null;
-
+/** Creating, changing (patch merges, put replaces) and deleting events. */
+function eventWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+  const scopes = GOOGLE_API_SCOPES;
   app.post<{ Params: { calendarId: string } }>(
     '/calendar/v3/calendars/:calendarId/events',
     async (req, reply) => {
@@ -530,7 +562,11 @@ function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
       return reply.code(204).send();
     },
   );
+}
 
+/** Busy intervals across calendars. */
+function freeBusyRoutes(app: FastifyInstance, { dataOf, auth }: CalendarRoutes): void {
+  const scopes = GOOGLE_API_SCOPES;
   app.post('/calendar/v3/freeBusy', async (req, reply) => {
     const who = auth(req, reply, scopes.calendar.read, 'Freebusy.Query');
     if (!who) return reply;

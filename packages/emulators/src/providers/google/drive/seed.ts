@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
-import { type DriveFile, GOOGLE_MIME } from './shared.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import { type DriveFile, GOOGLE_MIME } from '../shared.js';
 
 /** A 33-character id shaped like Drive's file ids, derived from a name so it survives resets. */
 export function driveIdFrom(seed: string): string {

@@ -1,4 +1,4 @@
-import type { DriveFile } from './shared.js';
+import type { DriveFile } from '../shared.js';
 
 export interface MultipartPart {
   headers: Record<string, string>;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EmulatedUser } from '../../core/types.js';
-import { type DriveFile, GOOGLE_MIME } from './shared.js';
+import type { EmulatedUser } from '../../../core/types.js';
+import { type DriveFile, GOOGLE_MIME } from '../shared.js';
 
 const GOOGLE_APPS = 'application/vnd.google-apps.';
 

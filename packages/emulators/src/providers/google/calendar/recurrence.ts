@@ -6,7 +6,7 @@ import {
   type LocalDateTime,
   parseDate,
   weekdayOf,
-} from './calendar-time.js';
+} from './time.js';
 
 /** RFC 5545 recurrence, the subset Google Calendar clients actually send. */
 export interface RecurrenceRule {

@@ -1,6 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../core/types.js';
+import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import {
+  documentIdFrom,
+  fileNativeDocument,
+  randomDocumentId,
+  setDriveText,
+  touchDriveFile,
+} from '../native-files.js';
+import { lookupNative, query, rpcAuthorizer, sendMasked } from '../native-routes.js';
+import { GOOGLE_API_SCOPES } from '../scopes.js';
+import { type DriveFile, GOOGLE_MIME, googleErrorBody, sendGoogleError } from '../shared.js';
+import type { DocsData, GoogleDataOf, GoogleUserData } from '../user-data.js';
 import {
   bodyEnd,
   bodyText,
@@ -18,23 +29,11 @@ import {
   styleKey,
   type TextStyle,
   updateParagraphProps,
-} from './docs-model.js';
-import { documentJson } from './docs-render.js';
-import { lookupNative, query, rpcAuthorizer, sendMasked } from './native-routes.js';
-import { GOOGLE_API_SCOPES } from './scopes.js';
-import { type DriveFile, GOOGLE_MIME, googleErrorBody, sendGoogleError } from './shared.js';
-import {
-  documentIdFrom,
-  fileNativeDocument,
-  randomDocumentId,
-  setDriveText,
-  touchDriveFile,
-} from './sheets-drive.js';
-import type { DocsData, GoogleDataOf, GoogleUserData } from './user-data.js';
+} from './model.js';
+import { documentJson } from './render.js';
 
-export type { DocumentModel } from './docs-model.js';
-
-export type { DocsData } from './user-data.js';
+export type { DocsData } from '../user-data.js';
+export type { DocumentModel } from './model.js';
 
 const BODY_LIMIT = 128 * 1024 * 1024;
 const NOT_FOUND = 'Requested entity was not found.';
