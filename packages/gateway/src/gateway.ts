@@ -249,7 +249,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         if (!config.sandbox) return;
         sandbox = config.sandboxUrl
           ? remoteSandbox(config.sandboxUrl)
-          : await mountSandbox(root, config.publicUrl);
+          : await mountSandbox(root, config.publicUrl, { tls: Boolean(config.tls) });
       },
     });
 
