@@ -287,3 +287,100 @@ describe.each(BACKENDS)('user verification before an account becomes ACTIVE ($na
     expect((await portico.connectedAccounts.get(again.connectedAccountId)).status).toBe('PENDING_AUTH');
   });
 });
+
+describe.each(BACKENDS)('the per-environment redirect allow-list ($name)', (backend) => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend, { PORTICO_REDIRECT_URL_ALLOWLIST: GLOBAL });
+    await createSandboxConnection(t, 'notion-sandbox', 'notion');
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const link = (json: Record<string, string>) =>
+    t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'notion-sandbox', identifier: 'u', ...json },
+    });
+  const patch = (json: unknown) => t.api('/api/v1/environment', { method: 'PATCH', json });
+
+  it('extends the global list with the environment’s own entries, stored and readable', async () => {
+    const initial = await t.api('/api/v1/environment');
+    expect(initial.status).toBe(200);
+    expect(await initial.json()).toMatchObject({
+      name: 'default',
+      redirect_url_allowlist: [],
+      global_redirect_url_allowlist: [GLOBAL],
+    });
+    expect((await link({ redirect_url: 'https://app.example.com/done' })).status).toBe(400);
+
+    const set = await patch({
+      redirect_url_allowlist: ['https://app.example.com/', 'https://other.example.com/oauth/'],
+    });
+    expect(set.status).toBe(200);
+    expect(((await set.json()) as { redirect_url_allowlist: string[] }).redirect_url_allowlist).toEqual([
+      'https://app.example.com',
+      'https://other.example.com/oauth/',
+    ]);
+    // Read back from the store: a new gateway on the same store would see it too.
+    const [row] = await t.db.query<{ redirect_url_allowlist: string[] }>(
+      "SELECT redirect_url_allowlist FROM environments WHERE name = 'default'",
+    );
+    expect(row!.redirect_url_allowlist).toEqual([
+      'https://app.example.com',
+      'https://other.example.com/oauth/',
+    ]);
+
+    expect((await link({ redirect_url: 'https://app.example.com/done' })).status).toBe(201);
+    expect((await link({ redirect_url: 'https://other.example.com/oauth/cb' })).status).toBe(201);
+    expect((await link({ redirect_url: `${GLOBAL}/anything` })).status).toBe(201);
+    expect((await link({ user_verify_url: 'https://app.example.com/verify' })).status).toBe(201);
+    for (const [field, url] of [
+      ['redirect_url', 'https://other.example.com/elsewhere'],
+      ['redirect_url', 'https://app.example.com.evil.net/'],
+      ['user_verify_url', 'https://evil.example.net/verify'],
+    ] as const) {
+      const res = await link({ [field]: url });
+      expect(res.status, url).toBe(400);
+      const problem = (await res.json()) as { code: string; detail: string; errors: Array<{ path: string }> };
+      expect(problem.code).toBe('invalid_input');
+      expect(problem.errors[0]!.path).toBe(`/${field}`);
+      expect(problem.detail).toContain('https://app.example.com');
+      expect(problem.detail).toContain('PATCH /api/v1/environment');
+    }
+
+    const cleared = await patch({ redirect_url_allowlist: [] });
+    expect(((await cleared.json()) as { redirect_url_allowlist: string[] }).redirect_url_allowlist).toEqual(
+      [],
+    );
+    expect((await link({ redirect_url: 'https://app.example.com/done' })).status).toBe(400);
+  });
+
+  it('refuses entries that are not http(s) places with a problem naming the entry', async () => {
+    for (const [body, path] of [
+      [{ redirect_url_allowlist: ['ftp://files.example.com'] }, '/redirect_url_allowlist/0'],
+      [{ redirect_url_allowlist: ['https://ok.example.com', 'not a url'] }, '/redirect_url_allowlist/1'],
+      [{ redirect_url_allowlist: ['https://app.example.com/?x=1'] }, '/redirect_url_allowlist/0'],
+      [{ redirect_url_allowlist: ['https://a\u0000.example.com'] }, '/redirect_url_allowlist/0'],
+      [{ redirect_url_allowlist: 'https://app.example.com' }, '/redirect_url_allowlist'],
+      [
+        { redirect_url_allowlist: Array.from({ length: 51 }, (_, i) => `https://h${i}.example.com`) },
+        '/redirect_url_allowlist',
+      ],
+      [{}, '/redirect_url_allowlist'],
+      [{ redirect_url_allowlist: [], extra: true }, '/extra'],
+    ] as const) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const problem = (await res.json()) as { code: string; errors?: Array<{ path: string }> };
+      expect(problem.code).toBe('invalid_input');
+      expect(problem.errors?.[0]?.path, JSON.stringify(body).slice(0, 80)).toBe(path);
+    }
+    expect(
+      ((await (await t.api('/api/v1/environment')).json()) as { redirect_url_allowlist: string[] })
+        .redirect_url_allowlist,
+    ).toEqual([]);
+  });
+});
