@@ -219,7 +219,7 @@ describe.each(BACKENDS)('user verification before an account becomes ACTIVE ($na
 
     await expect(
       sk.actions.verifyConnectedAccountUser({ authRequestId: 'areq_unknown', identifier: 'erin' }),
-    ).rejects.toThrow(/areq_unknown/);
+    ).rejects.toMatchObject({ grpcStatus: 5, message: expect.stringContaining('areq_unknown') });
     const pending = await sk.actions.getConnectedAccount({
       connectionName: 'notion-sandbox',
       identifier: 'erin',
@@ -245,7 +245,21 @@ describe.each(BACKENDS)('user verification before an account becomes ACTIVE ($na
         authRequestId: other.location.searchParams.get('auth_request_id')!,
         identifier: 'erin',
       }),
-    ).rejects.toThrow(/does not match/);
+    ).rejects.toMatchObject({ grpcStatus: 7, message: expect.stringContaining('does not match') });
+    const expiredConsent = await sk.actions.getAuthorizationLink({
+      connectionName: 'notion-sandbox',
+      identifier: 'ivan',
+      userVerifyUrl: VERIFY_URL,
+    });
+    const late = (await consent(expiredConsent.link, '')).location.searchParams.get('auth_request_id')!;
+    await t.db.query(
+      "UPDATE authorization_requests SET expires_at = now() - interval '1 second' WHERE id = $1",
+      [late],
+    );
+    const tooLate = await sk.actions
+      .verifyConnectedAccountUser({ authRequestId: late, identifier: 'ivan' })
+      .catch((e: unknown) => e);
+    expect(tooLate).toMatchObject({ grpcStatus: 9 }); // FAILED_PRECONDITION
     const refused = await sk.actions.getConnectedAccount({
       connectionName: 'notion-sandbox',
       identifier: 'frank',
