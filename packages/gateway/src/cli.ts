@@ -38,7 +38,8 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   accounts list [--connection C] [--identifier I] [--status ACTIVE|EXPIRED|PENDING_AUTH|DISCONNECTED]
   accounts get <ca_…>
   accounts delete <ca_…>        revoke at the provider and disconnect
-  link <connection> <identifier> [--redirect-url U] [--state S]
+  accounts verify <areq_…> <identifier>   confirm the user of a consent made with --user-verify-url
+  link <connection> <identifier> [--redirect-url U] [--state S] [--user-verify-url U]
   tools list [--provider P] [--format json_schema|openai|anthropic|mcp]
   tools get <name> [--format F]
   tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
@@ -157,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
       tool: { type: 'string' },
       input: { type: 'string' },
       'redirect-url': { type: 'string' },
+      'user-verify-url': { type: 'string' },
       connections: { type: 'string' },
       tools: { type: 'string' },
       'expires-in': { type: 'string' },

@@ -258,6 +258,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const pruning = setInterval(() => {
       void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed'));
       void events.prune().catch((err: unknown) => logger.warn({ err }, 'event pruning failed'));
+      void authorization
+        .pruneUnverified()
+        .catch((err: unknown) => logger.warn({ err }, 'unverified token pruning failed'));
     }, PRUNE_INTERVAL_MS);
     pruning.unref();
     const keepAlive = setInterval(

@@ -1,9 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { sandboxAccount } from './helpers/flow.js';
+import { browserCookie, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { runCliAsync } from './helpers/process.js';
 
@@ -88,6 +89,30 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     expect(JSON.parse(deleted.stdout)).toMatchObject({ id, status: 'DISCONNECTED' });
     // Put it back for the tool tests.
     await sandboxAccount(t, { provider: 'notion', identifier: 'user_42', connection: 'notes' });
+  });
+
+  it('issues a link with user verification and verifies the user', async () => {
+    const made = await cli([
+      'link',
+      'notes',
+      'user_88',
+      '--user-verify-url',
+      'https://app.example.com/verify',
+      '--json',
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    const { link } = JSON.parse(made.stdout) as { link: string };
+    const start = await fetch(link, { redirect: 'manual' });
+    const callbackUrl = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
+    const done = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
+    const authRequestId = new URL(done.headers.get('location')!).searchParams.get('auth_request_id')!;
+    const wrong = await cli(['accounts', 'verify', 'areq_nothing', 'user_88']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/^error \(verification_not_found\)/);
+    const verified = await cli(['accounts', 'verify', authRequestId, 'user_88']);
+    expect(verified.status, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^status:\s+ACTIVE$/m);
+    expect((await cli(['accounts', 'verify', authRequestId])).status).toBe(2);
   });
 
   it('lists tools as a table or in an LLM format, runs one with input from JSON, a file or stdin', async () => {

@@ -6,7 +6,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { ScalekitClient, ScalekitToolException } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { createSandboxConnection } from './helpers/flow.js';
+import { authorize, createSandboxConnection } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** A self-signed certificate for 127.0.0.1, made for this run. */
@@ -94,6 +94,44 @@ describe.each(BACKENDS)('the official Scalekit Node SDK over TLS ($name)', (back
       .request({ connectionName: 'notion-sandbox', identifier: 'tls_user', path: '/v1/users/me' })
       .catch((e: unknown) => e);
     expect((proxied as { errDetails: { code: string } }).errDetails.code).toBe('account_not_active');
+
+    // The consent completes over TLS (the code exchange reaches the built-in sandbox), and the
+    // account then works through gRPC and the proxy.
+    const consent = await authorize(t, { connection: 'notion-sandbox', identifier: 'tls_user' });
+    expect(consent.callbackUrl).toMatch(new RegExp(`^${t.url}/sso/v1/oauth/`));
+    expect(consent.response.status).toBe(200);
+    expect(await consent.response.text()).toContain('data-outcome="success"');
+    const active = await sk.actions.getConnectedAccount({
+      connectionName: 'notion-sandbox',
+      identifier: 'tls_user',
+    });
+    expect(active.connectedAccount).toMatchObject({ identifier: 'tls_user', status: 1 });
+    const users = await sk.actions.executeTool({
+      toolName: 'notes_user_list',
+      identifier: 'tls_user',
+      toolInput: {},
+    });
+    expect(users.executionId).toMatch(/^exec_/);
+    expect(users.data).toBeDefined();
+    const me = await sk.actions.request({
+      connectionName: 'notion-sandbox',
+      identifier: 'tls_user',
+      path: '/v1/users/me',
+    });
+    expect(me.status).toBe(200);
+    expect((me.data as { object: string }).object).toBe('user');
+  });
+
+  it('serves the built-in sandbox to the gateway on a loopback listener, never cleartext on the TLS port', async () => {
+    const location = t.gateway.sandbox.location()!;
+    expect(location.publicBase).toBe(`${t.url}/sandbox`);
+    const internal = new URL(location.internalBase);
+    expect(internal.protocol).toBe('http:');
+    expect(internal.hostname).toBe('127.0.0.1');
+    expect(internal.port).not.toBe(new URL(t.url).port);
+    // Only the emulators are there: the API and the hosted pages are reached over TLS.
+    expect((await fetch(`${internal.origin}/healthz`)).status).toBe(404);
+    expect((await fetch(`${internal.origin}/api/v1/connections`)).status).toBe(404);
   });
 
   it('answers cleartext on the TLS port with a problem saying to use https', async () => {

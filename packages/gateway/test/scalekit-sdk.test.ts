@@ -372,13 +372,12 @@ describe.each(BACKENDS)('the official Scalekit Node SDK against Portico ($name)'
   });
 
   it('answers what Portico does not serve with UNIMPLEMENTED naming it', async () => {
+    // VerifyConnectedAccountUser is served (see user-verification.test.ts): a malformed id is bad input.
     const verify = await sk.actions
       .verifyConnectedAccountUser({ authRequestId: 'req_1', identifier: 'user_1' })
       .catch((e: unknown) => e);
-    expect(verify).toMatchObject({ grpcStatus: 12 });
-    expect((verify as Error).message).toContain(
-      'Portico does not serve scalekit.v1.connected_accounts.ConnectedAccountService/VerifyConnectedAccountUser',
-    );
+    expect(verify).toMatchObject({ grpcStatus: 3 });
+    expect((verify as Error).message).toContain('auth_request_id');
     const scoped = await sk.actions
       .listConnectedAccounts({ organizationId: 'org_1' })
       .catch((e: unknown) => e);

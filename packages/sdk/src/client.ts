@@ -6,6 +6,8 @@ import {
   type AccountWithLink,
   type AuthorizationLinkInput,
   ConnectedAccounts,
+  type VerifyUserInput,
+  type VerifyUserResult,
 } from './resources/connected-accounts.js';
 import { Connections } from './resources/connections.js';
 import { Executions } from './resources/executions.js';
@@ -116,6 +118,11 @@ export class Portico {
   /** A link for the end user to authorize a connection (single use, expiring). */
   getAuthorizationLink(input: AuthorizationLinkInput): Promise<AuthorizationLinkResult> {
     return this.connectedAccounts.authorizationLink(input);
+  }
+
+  /** Confirms the user of a consent made with `userVerifyUrl`; the account then becomes ACTIVE. */
+  verifyConnectedAccountUser(input: VerifyUserInput): Promise<VerifyUserResult> {
+    return this.connectedAccounts.verify(input);
   }
 
   /** The end user's account on a connection, created if missing, with a link when it is not ACTIVE. */

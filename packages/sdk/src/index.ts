@@ -8,6 +8,8 @@ export type {
   AccountWithLink,
   AuthorizationLinkInput,
   ListAccountsOptions,
+  VerifyUserInput,
+  VerifyUserResult,
 } from './resources/connected-accounts.js';
 export type { ListExecutionsOptions } from './resources/executions.js';
 export type { McpToken, MintMcpTokenInput } from './resources/mcp-tokens.js';

@@ -19,10 +19,36 @@ export const AuthorizationLinkBody = Type.Object(
       }),
     ),
     state: Type.Optional(Type.String({ maxLength: 2048 })),
+    user_verify_url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        pattern: '^https?://',
+        maxLength: 2048,
+        description:
+          'opt-in user verification: after consent the browser goes here with auth_request_id, and the account becomes ACTIVE once you call POST /api/v1/connected-accounts/verify',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type AuthorizationLinkBody = Static<typeof AuthorizationLinkBody>;
+
+export const VerifyUserBody = Type.Object(
+  {
+    auth_request_id: Type.String({
+      pattern: '^areq_[0-9A-Za-z]{1,60}$',
+      description: 'the auth_request_id your user_verify_url received (areq_…)',
+    }),
+    identifier: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[^\\u0000-\\u001f]+$',
+      description: 'the identifier of the user your application has signed in',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type VerifyUserBody = Static<typeof VerifyUserBody>;
 
 export const ListAccountsQuery = Type.Object(
   {

@@ -34,6 +34,8 @@ export class AuthorizationLinks {
     redirectUrl?: string,
     state?: string,
     db: Queryable = this.deps.db,
+    /** Hold the consented tokens until the application verifies the user (see verify()). */
+    userVerifyUrl?: string,
   ): Promise<AuthorizationLink> {
     const token = randomBase62(43);
     const expiresAt = new Date(Date.now() + this.deps.linkTtlSeconds * 1000);
@@ -42,6 +44,7 @@ export class AuthorizationLinks {
       account_id: account.id,
       redirect_url: redirectUrl ?? null,
       caller_state: state ?? null,
+      user_verify_url: userVerifyUrl ?? null,
       expires_at: expiresAt,
     });
     return {

@@ -19,20 +19,27 @@ import {
   ACCOUNT_ACCESS_TOKEN,
   ACCOUNT_REFRESH_TOKEN,
   REQUEST_CODE_VERIFIER,
+  REQUEST_PENDING_TOKENS,
 } from '../secrets/sealed-columns.js';
 import { findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
 import {
+  type AuthorizationRequestRow,
   consumeAuthorizationRequest,
   consumeLink,
   findAuthorizationRequest,
   findLink,
+  finishVerification,
+  holdForVerification,
   insertAuthorizationRequest,
+  lockAuthorizationRequest,
+  wipeUnverifiedTokens,
 } from '../store/authorization.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
 import { FlowError } from './pages.js';
+import { RedirectAllowlist } from './redirect-allowlist.js';
 
 export type { AuthorizationLink } from './links.js';
 
@@ -41,6 +48,31 @@ export interface CreateLinkInput {
   identifier: string;
   redirect_url?: string;
   state?: string;
+  /**
+   * Opt-in user verification: after consent the browser goes here with `auth_request_id`, and the
+   * account becomes ACTIVE only once the application confirms the identifier (`verify`).
+   */
+  user_verify_url?: string;
+}
+
+export interface VerifyInput {
+  auth_request_id: string;
+  identifier: string;
+}
+
+export interface VerifyResult {
+  connected_account: ReturnType<typeof accountView>;
+  /** Where the application sends the browser next: the link's redirect_url with the outcome, if any. */
+  redirect_url: string | null;
+}
+
+/** The token set from the code exchange, kept sealed while the application verifies its user. */
+interface HeldTokens {
+  accessToken: string;
+  refreshToken?: string;
+  expiresAt: string | null;
+  scopes: string[];
+  metadata?: Record<string, unknown>;
 }
 
 /** Where the callback sends the browser: the app's redirect_url, or a result page. */
@@ -93,15 +125,29 @@ export function bindingCookieName(requestId: string): string {
  * the account's tokens.
  */
 export class AuthorizationService {
-  constructor(private readonly deps: AuthorizationDeps) {}
+  /** Where links may send the browser: the operator's list plus each environment's own. */
+  readonly redirects: RedirectAllowlist;
+
+  constructor(private readonly deps: AuthorizationDeps) {
+    this.redirects = new RedirectAllowlist(deps.db, deps.redirectUrlAllowlist);
+  }
 
   async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
-    if (input.redirect_url !== undefined) this.checkRedirectUrl(input.redirect_url);
+    if (input.redirect_url !== undefined)
+      await this.redirects.check(environmentId, 'redirect_url', input.redirect_url);
+    if (input.user_verify_url !== undefined)
+      await this.redirects.check(environmentId, 'user_verify_url', input.user_verify_url);
     const connection = await this.deps.connections.get(environmentId, input.connection_name);
     const { db } = this.deps;
     return db.transaction(async (tx) => {
       const account = await upsertPendingAccount(tx, environmentId, connection.id, input.identifier);
-      const link = await this.deps.links.linkFor(account, input.redirect_url, input.state, tx);
+      const link = await this.deps.links.linkFor(
+        account,
+        input.redirect_url,
+        input.state,
+        tx,
+        input.user_verify_url,
+      );
       if (account.inserted) {
         await recordEvent(db, tx, {
           environmentId,
@@ -112,23 +158,6 @@ export class AuthorizationService {
       }
       return link;
     });
-  }
-
-  /** An open redirect is a phishing tool: only the operator's allowed places are accepted. */
-  private checkRedirectUrl(redirectUrl: string): void {
-    const allowed = this.deps.redirectUrlAllowlist;
-    if (!allowed.length) return;
-    const url = new URL(redirectUrl);
-    const target = `${url.origin}${url.pathname}`;
-    const ok = allowed.some((entry) =>
-      /^https?:\/\/[^/]+$/.test(entry) ? url.origin === entry : target.startsWith(entry),
-    );
-    if (ok) return;
-    throw new Problem(
-      'invalid_input',
-      `redirect_url ${url.origin}${url.pathname} is not allowed here; use a URL under ${allowed.join(', ')} (PORTICO_REDIRECT_URL_ALLOWLIST).`,
-      { errors: [{ path: '/redirect_url', message: `must start with one of: ${allowed.join(', ')}` }] },
-    );
   }
 
   /**
@@ -178,6 +207,7 @@ export class AuthorizationService {
       redirect_url: link.redirect_url,
       caller_state: link.caller_state,
       browser_hash: hashToken(binding),
+      user_verify_url: link.user_verify_url,
       expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
     });
     const redirectUri = this.deps.connections.redirectUri(connection.id);
@@ -351,6 +381,16 @@ export class AuthorizationService {
     }
 
     const expiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
+    const scopes = tokens.scopes ?? requestedScopes(provider, connection.scopes);
+    if (request.user_verify_url) {
+      return this.awaitVerification(request, account.id, {
+        accessToken: tokens.accessToken,
+        ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+        expiresAt: expiresAt?.toISOString() ?? null,
+        scopes,
+        ...(tokens.metadata ? { metadata: tokens.metadata } : {}),
+      });
+    }
     const { db } = this.deps;
     await db.transaction(async (tx) => {
       await storeTokens(
@@ -365,7 +405,7 @@ export class AuthorizationService {
             ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
             : null,
           expiresAt,
-          scopes: tokens.scopes ?? requestedScopes(provider, connection.scopes),
+          scopes,
           metadata: tokens.metadata,
         },
         { refreshed: false },
@@ -386,5 +426,143 @@ export class AuthorizationService {
       title: 'Connected',
       message: `Your ${provider.displayName} account is connected${connection.display_name ? ` to ${connection.display_name}` : ''}. You can close this window and return to ${connection.display_name ?? 'the application'}.`,
     });
+  }
+
+  /**
+   * The consent succeeded but the application asked to verify its user: the token set is held
+   * sealed on the request (never on the account, so nothing can use it yet) and the browser goes to
+   * the application's user_verify_url with the request's id.
+   */
+  private async awaitVerification(
+    request: AuthorizationRequestRow,
+    accountId: string,
+    tokens: HeldTokens,
+  ): Promise<CallbackOutcome> {
+    const sealed = this.deps.keyring.seal(JSON.stringify(tokens), {
+      ...REQUEST_PENDING_TOKENS,
+      rowId: request.id,
+    });
+    await holdForVerification(
+      this.deps.db,
+      request.id,
+      sealed,
+      new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
+    );
+    this.deps.logger.info(
+      { account_id: accountId, auth_request_id: request.id },
+      'awaiting user verification',
+    );
+    const url = new URL(request.user_verify_url!);
+    url.searchParams.set('auth_request_id', request.id);
+    url.searchParams.set('connected_account_id', accountId);
+    if (request.caller_state !== null) url.searchParams.set('state', request.caller_state);
+    return { kind: 'redirect', url: url.toString() };
+  }
+
+  /**
+   * The application has authenticated its user and asserts their identifier: when it is the one
+   * the link was made for, the held token set becomes the account's and the account is ACTIVE. A
+   * mismatch drops the held tokens (it is what a consent completed by the wrong person looks like)
+   * and stores nothing; the user starts again from a new link.
+   */
+  async verify(environmentId: string, input: VerifyInput): Promise<VerifyResult> {
+    const { db, keyring } = this.deps;
+    const notFound = (why: string) =>
+      new Problem(
+        'verification_not_found',
+        `Authorization request ${input.auth_request_id} ${why} Use the auth_request_id your user_verify_url received, with this environment's credentials.`,
+        { errors: [{ path: '/auth_request_id', message: why }] },
+      );
+    const outcome = await db.transaction(async (tx) => {
+      const request = await lockAuthorizationRequest(tx, input.auth_request_id);
+      if (!request || request.environment_id !== environmentId || !request.user_verify_url)
+        throw notFound('does not exist or does not await verification.');
+      if (request.verified_at) throw notFound('was already verified.');
+      if (!request.used_at) throw notFound('has not been consented to yet.');
+      if (!request.pending_tokens && !request.expired)
+        throw notFound('was refused (an identifier did not match); the user must authorize again.');
+      if (request.expired) {
+        await finishVerification(tx, request.id, false);
+        return { kind: 'expired' as const };
+      }
+      const account = await findAccount(tx, request.account_id);
+      if (!account) throw notFound('belongs to an account that no longer exists.');
+      // Read in this transaction: the embedded store has one connection, held by it.
+      const connection = { name: account.connection_name, provider: account.provider };
+      await finishVerification(tx, request.id, account.identifier === input.identifier);
+      if (account.identifier !== input.identifier) {
+        await recordEvent(db, tx, {
+          environmentId,
+          type: 'connected_account.authorization_failed',
+          subject: account.id,
+          data: {
+            ...accountView(account, connection),
+            reason: {
+              code: 'verification_failed',
+              message: 'The application verified another user than the one the link was made for.',
+            },
+          },
+        });
+        return { kind: 'mismatch' as const, accountId: account.id };
+      }
+      const held = JSON.parse(
+        keyring.open(request.pending_tokens!, { ...REQUEST_PENDING_TOKENS, rowId: request.id }),
+      ) as HeldTokens;
+      await storeTokens(
+        tx,
+        account.id,
+        {
+          accessToken: keyring.seal(held.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: account.id }),
+          refreshToken: held.refreshToken
+            ? keyring.seal(held.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
+            : null,
+          expiresAt: held.expiresAt ? new Date(held.expiresAt) : null,
+          scopes: held.scopes,
+          ...(held.metadata ? { metadata: held.metadata } : {}),
+        },
+        { refreshed: false },
+      );
+      const authorized = (await findAccount(tx, account.id))!;
+      const view = accountView(authorized, connection);
+      await recordEvent(db, tx, {
+        environmentId,
+        type: 'connected_account.authorized',
+        subject: authorized.id,
+        data: view,
+      });
+      return { kind: 'verified' as const, view, request };
+    });
+    if (outcome.kind === 'expired')
+      throw new Problem(
+        'verification_expired',
+        `Authorization request ${input.auth_request_id} was not verified within ${this.deps.requestTtlSeconds} s of the consent (PORTICO_AUTH_REQUEST_TTL), so nothing was connected. Send the user a new authorization link.`,
+      );
+    if (outcome.kind === 'mismatch') {
+      this.deps.logger.warn(
+        { account_id: outcome.accountId },
+        'user verification refused: identifier mismatch',
+      );
+      throw new Problem(
+        'verification_failed',
+        `The identifier does not match the one authorization request ${input.auth_request_id} was made for, so nothing was connected and the request is spent. Verify with the identifier of the user your application has signed in; if it is right, that user must open a new authorization link.`,
+        { errors: [{ path: '/identifier', message: 'does not match the authorization request' }] },
+      );
+    }
+    await this.deps.credentials.invalidate(outcome.view.id);
+    this.deps.logger.info({ account_id: outcome.view.id }, 'account authorized after user verification');
+    let redirectUrl: string | null = null;
+    if (outcome.request.redirect_url) {
+      const url = new URL(outcome.request.redirect_url);
+      url.searchParams.set('status', 'success');
+      url.searchParams.set('connected_account_id', outcome.view.id);
+      if (outcome.request.caller_state !== null) url.searchParams.set('state', outcome.request.caller_state);
+      redirectUrl = url.toString();
+    }
+    return { connected_account: outcome.view, redirect_url: redirectUrl };
+  }
+
+  /** Wipes held token sets whose verification window has passed; how many. */
+  async pruneUnverified(): Promise<number> {
+    return wipeUnverifiedTokens(this.deps.db);
   }
 }

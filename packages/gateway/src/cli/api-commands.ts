@@ -244,6 +244,15 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         ),
       );
       return 0;
+    case 'accounts verify': {
+      const result = await portico.connectedAccounts.verify({
+        authRequestId: needArg(args[0], 'accounts verify needs the auth_request_id (areq_…)'),
+        identifier: needArg(args[1], 'accounts verify needs the identifier of the signed-in user'),
+      });
+      if (asJson) printJson(result);
+      else showOne({ ...result.connectedAccount, redirectUrl: result.redirectUrl });
+      return 0;
+    }
     case 'link': {
       const [connectionName, identifier] = [sub, args[0]];
       if (!connectionName || !identifier) throw new UsageError('link needs CONNECTION IDENTIFIER');
@@ -252,6 +261,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         identifier,
         ...(str(values, 'redirect-url') ? { redirectUrl: str(values, 'redirect-url')! } : {}),
         ...(str(values, 'state') ? { state: str(values, 'state')! } : {}),
+        ...(str(values, 'user-verify-url') ? { userVerifyUrl: str(values, 'user-verify-url')! } : {}),
       });
       if (asJson) printJson(link);
       else

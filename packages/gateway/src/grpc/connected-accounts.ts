@@ -18,6 +18,7 @@ import {
   accountRef,
   checkLinkOptions,
   checkProvider,
+  checkVerify,
   present,
   refuseScopes,
   refuseUnsafe,
@@ -176,11 +177,18 @@ export function connectedAccountMethods(
       const link = await authorization.createLink(environmentOf(ctx), {
         connection_name: named?.connection_name ?? (ref as { connector: string }).connector,
         identifier: named?.identifier ?? (ref as { identifier: string }).identifier,
-        // Scalekit sends the browser to user_verify_url after consent; Portico's redirect_url is that place.
-        ...(options.user_verify_url ? { redirect_url: options.user_verify_url } : {}),
+        // After consent the browser goes to user_verify_url; the account waits for VerifyConnectedAccountUser.
+        ...(options.user_verify_url ? { user_verify_url: options.user_verify_url } : {}),
         ...(options.state ? { state: options.state } : {}),
       });
       return { link: link.link, expiry: timestampFromDate(new Date(link.expires_at)) };
+    },
+
+    async verifyConnectedAccountUser(req, ctx) {
+      const fields = { auth_request_id: req.authRequestId, identifier: req.identifier };
+      refuseUnsafe(fields);
+      const result = await authorization.verify(environmentOf(ctx), checkVerify(fields));
+      return { postUserVerifyRedirectUrl: result.redirect_url ?? '' };
     },
   };
 }

@@ -35,6 +35,8 @@ const BY_CODE: Partial<Record<ErrorCode, Code>> = {
   // SDK does not take it for its own token and re-authenticate.
   upstream_unauthorized: Code.Unauthenticated,
   upstream_conflict: Code.Aborted,
+  // 410 over REST: the user must authorize again; retrying the call cannot help.
+  verification_expired: Code.FailedPrecondition,
 };
 
 export function grpcCode(code: ErrorCode): Code {

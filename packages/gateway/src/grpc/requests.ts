@@ -38,6 +38,15 @@ const Link = Type.Object({
     }),
   ),
 });
+const Verify = Type.Object({
+  auth_request_id: Type.String({
+    pattern: '^areq_[0-9A-Za-z]{1,60}$',
+    description: 'the auth_request_id your user_verify_url received (areq_…)',
+  }),
+  identifier: Identifier,
+});
+export const checkVerify = compileValidator<{ auth_request_id: string; identifier: string }>(Verify);
+
 export const checkLinkOptions = compileValidator<{ state?: string; user_verify_url?: string }>(Link);
 
 const Execute = Type.Object({

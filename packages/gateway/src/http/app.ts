@@ -42,6 +42,7 @@ import { registerApiDescription } from './openapi.js';
 import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
+import { environmentRoutes } from './routes/environment.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
@@ -380,6 +381,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
         await api.register(clientRoutes, { db: services.db, clients: services.clients });
         await api.register(providerRoutes);
+        await api.register(environmentRoutes, { redirects: services.authorization.redirects });
       },
       { prefix: '/api/v1' },
     );

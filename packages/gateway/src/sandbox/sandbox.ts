@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type EmulatorControl, type EmulatorKey, emulatorsPlugin } from '@portico/emulators';
 import type { FastifyInstance } from 'fastify';
 import { Problem } from '../errors/problem.js';
@@ -59,6 +61,7 @@ export function configuredSandbox(config: {
   sandbox: boolean;
   sandboxUrl?: string | undefined;
   publicUrl: string;
+  tls?: unknown;
 }): { sandbox: Sandbox; mount(app: FastifyInstance): Promise<void> } {
   if (!config.sandbox) return { sandbox: disabledSandbox(), mount: async () => {} };
   if (config.sandboxUrl) return { sandbox: remoteSandbox(config.sandboxUrl), mount: async () => {} };
@@ -81,14 +84,46 @@ export function configuredSandbox(config: {
       reset: () => inner().reset(),
     },
     async mount(app) {
-      mounted = await mountSandbox(app, config.publicUrl);
+      mounted = await mountSandbox(app, config.publicUrl, { tls: Boolean(config.tls) });
     },
   };
 }
 
-/** Emulators inside this gateway; `internalBase` is known once the server listens. */
-export async function mountSandbox(app: FastifyInstance, publicUrl: string): Promise<Sandbox> {
+/**
+ * Emulators inside this gateway; `internalBase` is known once the server listens. With `tls` the
+ * gateway's port answers cleartext with `tls_required` and its certificate names the public host,
+ * not 127.0.0.1: the gateway then reaches its emulators through a second, cleartext listener bound
+ * to loopback only (an ephemeral port), served by the same routes.
+ */
+export async function mountSandbox(
+  app: FastifyInstance,
+  publicUrl: string,
+  opts: { tls?: boolean } = {},
+): Promise<Sandbox> {
   let control: EmulatorControl | undefined;
+  let loopback: Server | undefined;
+  if (opts.tls) {
+    app.addHook('onReady', async () => {
+      const server = createServer((req, res) => {
+        // Only the emulators are served here: the rest of the gateway is reached over TLS.
+        if (!req.url?.startsWith(`${SANDBOX_PREFIX}/`)) {
+          res.writeHead(404).end();
+          return;
+        }
+        app.routing(req, res);
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+      server.unref();
+      loopback = server;
+    });
+    app.addHook('onClose', async () => {
+      loopback?.closeAllConnections();
+      await new Promise((resolve) => (loopback ? loopback.close(resolve) : resolve(undefined)));
+    });
+  }
   const { host, protocol } = new URL(publicUrl);
   await app.register(async (scope) => {
     // The gateway calls its emulators over loopback, but the links they hand out (downloads, upload
@@ -119,7 +154,7 @@ export async function mountSandbox(app: FastifyInstance, publicUrl: string): Pro
     enabled: true,
     control: handle,
     location() {
-      const address = app.server.address();
+      const address = (loopback ?? app.server).address() as AddressInfo | string | null;
       const port = typeof address === 'object' && address ? address.port : undefined;
       return {
         publicBase: `${publicUrl}${SANDBOX_PREFIX}`,

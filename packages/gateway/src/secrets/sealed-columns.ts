@@ -14,6 +14,7 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'authorization_requests', column: 'code_verifier' },
   { table: 'webhook_endpoints', column: 'secret' },
   { table: 'webhook_endpoints', column: 'previous_secret' },
+  { table: 'authorization_requests', column: 'pending_tokens' },
 ];
 
 export const CONNECTION_CLIENT_SECRET = SEALED_COLUMNS[0]!;
@@ -22,3 +23,4 @@ export const ACCOUNT_REFRESH_TOKEN = SEALED_COLUMNS[2]!;
 export const REQUEST_CODE_VERIFIER = SEALED_COLUMNS[3]!;
 export const WEBHOOK_SECRET = SEALED_COLUMNS[4]!;
 export const WEBHOOK_PREVIOUS_SECRET = SEALED_COLUMNS[5]!;
+export const REQUEST_PENDING_TOKENS = SEALED_COLUMNS[6]!;

@@ -5,15 +5,17 @@ export interface LinkRow {
   account_id: string;
   redirect_url: string | null;
   caller_state: string | null;
+  /** Where the browser goes after consent for the application to verify its user (opt-in). */
+  user_verify_url: string | null;
   expires_at: Date;
   used_at: Date | null;
 }
 
 export async function insertLink(db: Queryable, row: Omit<LinkRow, 'used_at'>): Promise<void> {
   await db.query(
-    `INSERT INTO authorization_links (token_hash, account_id, redirect_url, caller_state, expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
-    [row.token_hash, row.account_id, row.redirect_url, row.caller_state, row.expires_at],
+    `INSERT INTO authorization_links (token_hash, account_id, redirect_url, caller_state, user_verify_url, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [row.token_hash, row.account_id, row.redirect_url, row.caller_state, row.user_verify_url, row.expires_at],
   );
 }
 
@@ -41,18 +43,23 @@ export interface AuthorizationRequestRow {
   caller_state: string | null;
   /** Hash of the binding cookie of the browser that opened the link. */
   browser_hash: string | null;
+  user_verify_url: string | null;
+  /** The token set awaiting the application's verification of its user, sealed. */
+  pending_tokens: string | null;
   expires_at: Date;
   used_at: Date | null;
+  verified_at: Date | null;
 }
 
 export async function insertAuthorizationRequest(
   db: Queryable,
-  row: Omit<AuthorizationRequestRow, 'used_at'>,
+  row: Omit<AuthorizationRequestRow, 'used_at' | 'pending_tokens' | 'verified_at'>,
 ): Promise<void> {
   await db.query(
     `INSERT INTO authorization_requests
-       (id, state_hash, account_id, connection_id, code_verifier, redirect_url, caller_state, browser_hash, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       (id, state_hash, account_id, connection_id, code_verifier, redirect_url, caller_state, browser_hash,
+        user_verify_url, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       row.id,
       row.state_hash,
@@ -62,6 +69,7 @@ export async function insertAuthorizationRequest(
       row.redirect_url,
       row.caller_state,
       row.browser_hash,
+      row.user_verify_url,
       row.expires_at,
     ],
   );
@@ -90,4 +98,53 @@ export async function findAuthorizationRequest(
       stateHash,
     ])
   )[0];
+}
+
+/**
+ * Keeps a consented request's token set (sealed) until the application verifies its user; the
+ * request's expiry becomes the end of the verification window.
+ */
+export async function holdForVerification(
+  db: Queryable,
+  id: string,
+  sealedTokens: string,
+  expiresAt: Date,
+): Promise<void> {
+  await db.query('UPDATE authorization_requests SET pending_tokens = $2, expires_at = $3 WHERE id = $1', [
+    id,
+    sealedTokens,
+    expiresAt,
+  ]);
+}
+
+/** The request with its account's environment, locked until the transaction ends. */
+export async function lockAuthorizationRequest(
+  tx: Queryable,
+  id: string,
+): Promise<(AuthorizationRequestRow & { environment_id: string; expired: boolean }) | undefined> {
+  const rows = await tx.query<AuthorizationRequestRow & { environment_id: string; expired: boolean }>(
+    `SELECT r.*, a.environment_id, (r.expires_at <= now()) AS expired
+     FROM authorization_requests r JOIN connected_accounts a ON a.id = r.account_id
+     WHERE r.id = $1 FOR UPDATE OF r`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** Ends a verification: the held token set is dropped whether it was verified or refused. */
+export async function finishVerification(db: Queryable, id: string, verified: boolean): Promise<void> {
+  await db.query(
+    `UPDATE authorization_requests SET pending_tokens = NULL,
+       verified_at = CASE WHEN $2 THEN now() ELSE verified_at END WHERE id = $1`,
+    [id, verified],
+  );
+}
+
+/** Token sets whose verification never came: wiped once their window has passed. */
+export async function wipeUnverifiedTokens(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `UPDATE authorization_requests SET pending_tokens = NULL
+     WHERE pending_tokens IS NOT NULL AND expires_at <= now() RETURNING id`,
+  );
+  return rows.length;
 }

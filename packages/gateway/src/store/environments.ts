@@ -4,6 +4,8 @@ import { newId } from './ids.js';
 export interface Environment {
   id: string;
   name: string;
+  /** Origins or URL prefixes this environment's links may redirect to, on top of the global list. */
+  redirect_url_allowlist: string[] | null;
   created_at: Date;
 }
 
@@ -20,4 +22,20 @@ export async function createEnvironment(db: Queryable, name: string): Promise<En
     [newId('env'), name],
   );
   return rows[0]!;
+}
+
+export async function findEnvironment(db: Queryable, id: string): Promise<Environment | undefined> {
+  return (await db.query<Environment>('SELECT * FROM environments WHERE id = $1', [id]))[0];
+}
+
+export async function setRedirectUrlAllowlist(
+  db: Queryable,
+  id: string,
+  allowlist: string[],
+): Promise<Environment | undefined> {
+  const rows = await db.query<Environment>(
+    'UPDATE environments SET redirect_url_allowlist = $2 WHERE id = $1 RETURNING *',
+    [id, allowlist],
+  );
+  return rows[0];
 }

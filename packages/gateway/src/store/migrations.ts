@@ -274,4 +274,21 @@ CREATE TABLE admin_sessions (
 CREATE INDEX admin_sessions_admin ON admin_sessions (admin_id);
 `,
   },
+  {
+    version: 11,
+    name: 'user-verification-and-redirect-allowlist',
+    sql: `
+-- A link may ask the application to verify its user before the account becomes ACTIVE: the browser
+-- then goes to user_verify_url after consent, and the token set waits here (sealed) until the
+-- application confirms the identifier; expires_at is then the end of the verification window.
+ALTER TABLE authorization_links ADD COLUMN user_verify_url text;
+ALTER TABLE authorization_requests ADD COLUMN user_verify_url text;
+ALTER TABLE authorization_requests ADD COLUMN pending_tokens text;
+ALTER TABLE authorization_requests ADD COLUMN verified_at timestamptz;
+
+-- Places an environment's links may send the browser back to, on top of PORTICO_REDIRECT_URL_ALLOWLIST.
+-- NULL or empty: only the global list applies.
+ALTER TABLE environments ADD COLUMN redirect_url_allowlist text[];
+`,
+  },
 ];

@@ -12,6 +12,24 @@ export interface AuthorizationLinkInput {
   /** Where the browser goes after the consent (`?status=success&connected_account_id=…&state=…`). */
   redirectUrl?: string;
   state?: string;
+  /**
+   * Opt-in user verification: after the consent the browser goes here with `auth_request_id`
+   * (and `connected_account_id`, `state`); the account becomes ACTIVE once you call `verify`.
+   */
+  userVerifyUrl?: string;
+}
+
+export interface VerifyUserInput {
+  /** The `auth_request_id` your `userVerifyUrl` received. */
+  authRequestId: string;
+  /** The identifier of the user your application has signed in. */
+  identifier: string;
+}
+
+export interface VerifyUserResult {
+  connectedAccount: ConnectedAccount;
+  /** Where to send the browser next (the link's redirectUrl with the outcome), or null. */
+  redirectUrl: string | null;
 }
 
 export interface ListAccountsOptions {
@@ -39,9 +57,27 @@ export class ConnectedAccounts {
         identifier: input.identifier,
         redirect_url: input.redirectUrl,
         state: input.state,
+        user_verify_url: input.userVerifyUrl,
       },
     });
     return camelKeys(raw);
+  }
+
+  /**
+   * Confirms who completed a consent made with `userVerifyUrl`: when `identifier` is the one the
+   * link was made for, the account becomes ACTIVE. A mismatch throws `VerificationFailedError` and
+   * connects nothing; a late call `VerificationExpiredError`.
+   */
+  async verify(input: VerifyUserInput): Promise<VerifyUserResult> {
+    const raw = await this.transport.json<{ connected_account: Raw; redirect_url: string | null }>({
+      method: 'POST',
+      path: '/api/v1/connected-accounts/verify',
+      json: { auth_request_id: input.authRequestId, identifier: input.identifier },
+    });
+    return {
+      connectedAccount: camelKeys<ConnectedAccount>(raw.connected_account),
+      redirectUrl: raw.redirect_url,
+    };
   }
 
   list(options: ListAccountsOptions = {}): PageList<ConnectedAccount> {

@@ -3,6 +3,7 @@ import {
   type AuthorizationLinkBody,
   AuthorizationLinkBody as LinkSchema,
   ListAccountsQuery,
+  VerifyUserBody,
 } from '../../accounts/schemas.js';
 import type { AccountService } from '../../accounts/service.js';
 import type { AuthorizationService } from '../../authorization/service.js';
@@ -25,6 +26,20 @@ export async function connectedAccountRoutes(
     );
     return reply.code(201).header('cache-control', 'no-store').send(link);
   });
+
+  app.post(
+    '/connected-accounts/verify',
+    {
+      schema: {
+        summary: 'Verify the user of a consent made with user_verify_url; the account then becomes ACTIVE',
+        body: VerifyUserBody,
+      },
+    },
+    async (req, reply) =>
+      reply
+        .header('cache-control', 'no-store')
+        .send(await authorization.verify(req.principal.environmentId, req.body as VerifyUserBody)),
+  );
 
   app.get('/connected-accounts', { schema: { querystring: ListAccountsQuery } }, async (req) =>
     accounts.list(req.principal.environmentId, req.query as ListAccountsQuery),
