@@ -24,6 +24,7 @@ import {
 } from '../store/accounts.js';
 import { type ConnectionRow, findConnectionByName } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
+import { sealTokens } from './sealed-tokens.js';
 import { accountView } from './view.js';
 
 /**
@@ -479,16 +480,15 @@ export class CredentialManager {
         throw refreshProblem(error, connection.name, provider);
       }
       const expiresAt = tokens.expiresIn ? new Date(this.clock() + tokens.expiresIn * 1000) : null;
+      const sealed = sealTokens(keyring, row.id, tokens);
       const version = await this.deps.db.transaction(async (tx) => {
         const stored = await storeTokens(
           tx,
           row.id,
           {
-            accessToken: keyring.seal(tokens.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id }),
+            ...sealed,
             // Providers that do not rotate send no refresh token: keep the one we have.
-            refreshToken: tokens.refreshToken
-              ? keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: row.id })
-              : row.refresh_token,
+            refreshToken: sealed.refreshToken ?? row.refresh_token,
             expiresAt,
             scopes: tokens.scopes ?? row.scopes,
           },

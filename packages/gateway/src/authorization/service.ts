@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CredentialManager } from '../accounts/credentials.js';
+import { sealTokens } from '../accounts/sealed-tokens.js';
 import { accountView } from '../accounts/view.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
@@ -15,12 +16,7 @@ import {
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
 import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
-import {
-  ACCOUNT_ACCESS_TOKEN,
-  ACCOUNT_REFRESH_TOKEN,
-  REQUEST_CODE_VERIFIER,
-  REQUEST_PENDING_TOKENS,
-} from '../secrets/sealed-columns.js';
+import { REQUEST_CODE_VERIFIER, REQUEST_PENDING_TOKENS } from '../secrets/sealed-columns.js';
 import { findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
 import {
   type AuthorizationRequestRow,
@@ -397,13 +393,7 @@ export class AuthorizationService {
         tx,
         account.id,
         {
-          accessToken: this.deps.keyring.seal(tokens.accessToken, {
-            ...ACCOUNT_ACCESS_TOKEN,
-            rowId: account.id,
-          }),
-          refreshToken: tokens.refreshToken
-            ? this.deps.keyring.seal(tokens.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
-            : null,
+          ...sealTokens(this.deps.keyring, account.id, tokens),
           expiresAt,
           scopes,
           metadata: tokens.metadata,
@@ -512,10 +502,7 @@ export class AuthorizationService {
         tx,
         account.id,
         {
-          accessToken: keyring.seal(held.accessToken, { ...ACCOUNT_ACCESS_TOKEN, rowId: account.id }),
-          refreshToken: held.refreshToken
-            ? keyring.seal(held.refreshToken, { ...ACCOUNT_REFRESH_TOKEN, rowId: account.id })
-            : null,
+          ...sealTokens(keyring, account.id, held),
           expiresAt: held.expiresAt ? new Date(held.expiresAt) : null,
           scopes: held.scopes,
           ...(held.metadata ? { metadata: held.metadata } : {}),
