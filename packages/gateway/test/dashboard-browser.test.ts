@@ -204,6 +204,19 @@ describe.runIf(available)('the operator dashboard in a real browser', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
     await expect.poll(() => page.locator('#account-status').textContent()).toBe('DISCONNECTED');
 
+    // The events of that walk, newest first: the disconnection on top, the authorization below.
+    await go('/events', 'Events');
+    const types = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(types[0]).toBe('connected_account.disconnected');
+    expect(types).toContain('connected_account.authorized');
+    expect(types).toContain('connection.created');
+    await page.getByLabel('Type').selectOption('connection.created');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect
+      .poll(async () => new Set(await page.locator('tbody tr td:nth-child(2)').allTextContents()))
+      .toEqual(new Set(['connection.created']));
+    await shoot('events');
+
     // Deleting a connection says how many accounts it disconnects.
     await go('/connections', 'Connections');
     await shoot('connections');

@@ -167,6 +167,14 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     expect(body.has_more).toBe(true);
     expect(body.next_after).toBe(all[2]!.id);
 
+    // Newest first (for people): "after" then continues to older events.
+    const newest = await allEvents(t, '&order=newest_first');
+    expect(newest.map((e) => e.id)).toEqual([...all].reverse().map((e) => e.id));
+    const older = (await (
+      await t.api(`/api/v1/events?order=newest_first&page_size=2&after=${newest[0]!.id}`)
+    ).json()) as { data: Listed[] };
+    expect(older.data.map((e) => e.id)).toEqual([newest[1]!.id, newest[2]!.id]);
+
     const unknownType = await t.api('/api/v1/events?type=account.exploded');
     expect(unknownType.status).toBe(400);
     expect(unknownType.headers.get('content-type')).toMatch(/application\/problem\+json/);

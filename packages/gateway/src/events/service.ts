@@ -12,6 +12,11 @@ export const ListEventsQuery = Type.Object(
       Type.String({ maxLength: 64, pattern: '^evt_[0-9A-Za-z]+$', description: 'an event id (evt_…)' }),
     ),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+    order: Type.Optional(
+      Type.Union([Type.Literal('oldest_first'), Type.Literal('newest_first')], {
+        description: 'oldest_first (default, for consumers that poll) or newest_first (for people)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,6 +59,7 @@ export class EventService {
     const rows = await listEvents(this.db, environmentId, {
       ...(query.type ? { types: [query.type] } : {}),
       ...(afterSeq ? { afterSeq } : {}),
+      newestFirst: query.order === 'newest_first',
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);

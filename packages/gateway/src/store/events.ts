@@ -57,14 +57,16 @@ export async function findEvent(db: Queryable, id: string): Promise<EventRow | u
 export async function listEvents(
   db: Queryable,
   environmentId: string,
-  filter: { types?: string[]; afterSeq?: string; limit: number },
+  filter: { types?: string[]; afterSeq?: string; newestFirst?: boolean; limit: number },
 ): Promise<EventRow[]> {
+  // "After" follows the listing's order: older events when it lists the newest first.
+  const [compare, direction] = filter.newestFirst ? ['<', 'DESC'] : ['>', 'ASC'];
   return db.query<EventRow>(
     `${SELECT_EVENT}
      WHERE environment_id = $1
        AND ($2::text[] IS NULL OR type = ANY($2))
-       AND ($3::bigint IS NULL OR seq > $3)
-     ORDER BY events.seq LIMIT $4`,
+       AND ($3::bigint IS NULL OR seq ${compare} $3)
+     ORDER BY events.seq ${direction} LIMIT $4`,
     [environmentId, filter.types ?? null, filter.afterSeq ?? null, filter.limit],
   );
 }
