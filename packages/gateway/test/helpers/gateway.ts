@@ -9,12 +9,23 @@ import type { Database } from '../../src/store/db.js';
 import type { Backend } from './backends.js';
 import { gatewayToken } from './token.js';
 
+/**
+ * What a request would run if it went to the store: reads of accounts, gateway clients or
+ * connections, or a transaction (a refresh). Background jobs (batched execution and last-use
+ * writes, the webhook worker) run other statements at any time.
+ */
+export const REQUEST_PATH_READS =
+  /^\s*SELECT[\s\S]*\b(connected_accounts|gateway_clients|connections)\b|^TRANSACTION$/;
+
 export interface TestGateway {
   gateway: Gateway;
   url: string;
   db: Database;
-  /** Number of SQL statements run so far through the store (to prove a path reads nothing). */
-  queries(): number;
+  /**
+   * Number of SQL statements (and transactions) run so far through the store, or of those whose
+   * text matches `pattern` (to prove a path reads nothing while background jobs write meanwhile).
+   */
+  queries(pattern?: RegExp): number;
   /** Every log line written so far (JSON objects). */
   logs: Record<string, unknown>[];
   /** Raw log text, to search for leaked secrets. */
@@ -51,16 +62,16 @@ export async function startTestGateway(
     ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{port}', String(port))])),
   });
   const inner = await backend.open();
-  let queryCount = 0;
+  const statements: string[] = [];
   const db: Database = {
     ...inner,
     kind: inner.kind,
     query: (sql, params) => {
-      queryCount++;
+      statements.push(sql);
       return inner.query(sql, params);
     },
     transaction: (fn) => {
-      queryCount++;
+      statements.push('TRANSACTION');
       return inner.transaction(fn);
     },
     ping: () => inner.ping(),
@@ -91,7 +102,8 @@ export async function startTestGateway(
     gateway,
     url: address,
     db,
-    queries: () => queryCount,
+    queries: (pattern) =>
+      pattern ? statements.filter((sql) => pattern.test(sql)).length : statements.length,
     get logs() {
       return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     },
