@@ -47,14 +47,14 @@ async function bench(label, env) {
     });
     const accountId = link.connected_account_id;
     const ref = {
-      environmentId: (await gateway.credentials.forAccount(accountId)).environmentId,
+      environmentId: (await gateway.accountTokens.forAccount(accountId)).environmentId,
       connectionName: 'cal',
       identifier: 'u',
     };
 
-    await gateway.credentials.forRef(ref);
+    await gateway.accountTokens.forRef(ref);
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < LOOKUPS; i++) await gateway.credentials.forRef(ref);
+    for (let i = 0; i < LOOKUPS; i++) await gateway.accountTokens.forRef(ref);
     const lookupNs = Number(process.hrtime.bigint() - t0) / LOOKUPS;
 
     const times = [];
@@ -62,9 +62,9 @@ async function bench(label, env) {
       await gateway.db.query('UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1', [
         accountId,
       ]);
-      await gateway.credentials.invalidate(accountId);
+      await gateway.accountTokens.invalidate(accountId);
       const r0 = process.hrtime.bigint();
-      await gateway.credentials.forAccount(accountId);
+      await gateway.accountTokens.forAccount(accountId);
       times.push(Number(process.hrtime.bigint() - r0) / 1e6);
     }
     times.sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { CredentialManager } from './accounts/credentials.js';
+import { AccountTokens } from './accounts/account-tokens.js';
 import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
@@ -24,7 +24,7 @@ import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
-import { ProxyService } from './proxy/proxy.js';
+import { ProxyService } from './proxy/service.js';
 import { configuredSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { countAccounts } from './store/accounts.js';
@@ -44,7 +44,7 @@ export interface Gateway {
   db: Database;
   keyring: Keyring;
   logger: Logger;
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   authorization: AuthorizationService;
   accounts: AccountService;
   connections: ConnectionService;
@@ -169,7 +169,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       publicUrl: config.publicUrl,
       linkTtlSeconds: config.linkTtlSeconds,
     });
-    const credentials = new CredentialManager({
+    const accountTokens = new AccountTokens({
       db,
       keyring,
       logger,
@@ -193,7 +193,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       keyring,
       logger,
       connections,
-      credentials,
+      accountTokens,
       links,
       endpoints,
       redirectUrlAllowlist: config.redirectUrlAllowlist,
@@ -206,19 +206,19 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       keyring,
       logger,
       connections,
-      credentials,
+      accountTokens,
       endpoints,
     });
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
-    await credentials.start();
+    await accountTokens.start();
     const http = new UpstreamHttp(config.upstream);
     const executions = new ExecutionService(
       db,
       logger,
       Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
     );
-    const engine = new ToolEngine({ executions, logger, credentials, http, tools: TOOLS });
-    const proxy = new ProxyService({ credentials, http, metrics });
+    const engine = new ToolEngine({ executions, logger, accountTokens, http, tools: TOOLS });
+    const proxy = new ProxyService({ accountTokens, http, metrics });
     const clients = new ClientStatusCache(db);
     await clients.start();
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
@@ -265,7 +265,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     pruning.unref();
     const keepAlive = setInterval(
       () =>
-        void credentials
+        void accountTokens
           .refreshIdleAccounts()
           .catch((err: unknown) => logger.warn({ err }, 'keep-alive failed')),
       KEEP_ALIVE_INTERVAL_MS,
@@ -281,7 +281,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       db,
       keyring,
       logger,
-      credentials,
+      accountTokens,
       authorization,
       accounts,
       connections,
@@ -313,7 +313,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             await app.close();
           } finally {
             clearTimeout(force);
-            await credentials.close();
+            await accountTokens.close();
             await executions.close();
             await deliveries.close();
             await http.close();

@@ -86,6 +86,19 @@ describe('architecture', () => {
     expect([...KNOWN_UPWARD].filter((e) => !upward.includes(e))).toEqual([]);
   });
 
+  it('keeps HTTP servers and frameworks out of the services and the layers below', () => {
+    // The services answer calls; which server received them is the interfaces' business. The
+    // sandbox mounts the emulators (Fastify apps) and serves them on a loopback listener of its
+    // own; the metrics registry can listen on a port of its own.
+    const allowed = new Set(['sandbox/sandbox.ts', 'metrics/server.ts']);
+    const serverSide = /from\s+'(fastify|@fastify\/[^']+|node:http|node:http2)'/;
+    const offenders = sourceFiles(src)
+      .filter((file) => RANK.get(folderOf(file))! >= RANK.get('dashboard')!)
+      .map((file) => path.relative(src, file).split(path.sep).join('/'))
+      .filter((file) => !allowed.has(file) && serverSide.test(readFileSync(path.join(src, file), 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
   it('has no import cycles among the emulators’ files', () => {
     const emulators = path.join(root, 'emulators/src');
     const graph = new Map<string, Set<string>>();

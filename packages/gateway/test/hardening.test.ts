@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCOUNT_CHANNEL } from '../src/accounts/credentials.js';
+import { ACCOUNT_CHANNEL } from '../src/accounts/account-tokens.js';
 import { revokeClient } from '../src/auth/gateway-clients.js';
 import { deactivateAccount } from '../src/store/accounts.js';
 import { openDatabase } from '../src/store/db.js';

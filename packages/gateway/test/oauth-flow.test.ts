@@ -72,20 +72,20 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         connection_name: connection,
       });
       expect(JSON.stringify(account)).not.toMatch(/token"\s*:\s*"(?!\d)/);
-      const credential = await t.gateway.credentials.forAccount(accountId);
+      const credential = await t.gateway.accountTokens.forAccount(accountId);
       expect(await probe(provider, credential.endpoints.apiBaseUrl, credential.accessToken)).toBeLessThan(
         300,
       );
     });
 
     it('refreshes an expired token on use, with the provider’s rotation semantics', async () => {
-      const before = await t.gateway.credentials.forAccount(accountId);
+      const before = await t.gateway.accountTokens.forAccount(accountId);
       const oldRefresh = await refreshTokenOf(accountId);
       const grantsBefore = refreshGrants(emulator);
       // The provider expires the token early; the gateway learns it from a 401 and refreshes once.
       control.expireAccessTokens(emulator);
       expect(await probe(provider, before.endpoints.apiBaseUrl, before.accessToken)).toBe(401);
-      const after = await t.gateway.credentials.afterUnauthorized(before);
+      const after = await t.gateway.accountTokens.afterUnauthorized(before);
       expect(after.accessToken).not.toBe(before.accessToken);
       expect(await probe(provider, after.endpoints.apiBaseUrl, after.accessToken)).toBeLessThan(300);
       expect(refreshGrants(emulator)).toBe(grantsBefore + 1);
@@ -98,8 +98,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         `UPDATE connected_accounts SET token_expires_at = now() + interval '10 seconds' WHERE id = $1`,
         [accountId],
       );
-      await t.gateway.credentials.invalidate(accountId);
-      const proactive = await t.gateway.credentials.forAccount(accountId);
+      await t.gateway.accountTokens.invalidate(accountId);
+      const proactive = await t.gateway.accountTokens.forAccount(accountId);
       expect(proactive.accessToken).not.toBe(after.accessToken);
       expect(refreshGrants(emulator)).toBe(grantsBefore + 2);
       const expiry = (await row(accountId)).token_expires_at;
@@ -136,8 +136,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [
         result.accountId,
       ]);
-      await t.gateway.credentials.invalidate(result.accountId);
-      expect((await t.gateway.credentials.forAccount(result.accountId)).accessToken).toBeTruthy();
+      await t.gateway.accountTokens.invalidate(result.accountId);
+      expect((await t.gateway.accountTokens.forAccount(result.accountId)).accessToken).toBeTruthy();
       for (const [body, path] of [
         [{ name: 'bad-tenant', provider: 'sharepoint', sandbox: true, tenant: 'not a tenant' }, '/tenant'],
         [{ name: 'tenantless', provider: 'notion', sandbox: true, tenant: 'common' }, '/tenant'],
@@ -335,8 +335,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         });
         expect(patched.status).toBe(200);
         await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
-        await t.gateway.credentials.invalidate(accountId);
-        const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+        await t.gateway.accountTokens.invalidate(accountId);
+        const error = await t.gateway.accountTokens.forAccount(accountId).catch((e: unknown) => e);
         expect(error).toMatchObject({ code: 'upstream_unauthorized', status: 502 });
         expect((error as Error).message).toContain(`PATCH /api/v1/connections/${name}`);
         expect((await row(accountId)).status).toBe('ACTIVE');
@@ -350,8 +350,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       // What a restart of an embedded gateway does to its in-memory emulators.
       control.reset({ clients: true });
       await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
-      await t.gateway.credentials.invalidate(accountId);
-      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      await t.gateway.accountTokens.invalidate(accountId);
+      const error = await t.gateway.accountTokens.forAccount(accountId).catch((e: unknown) => e);
       // The grant is gone with the emulator's memory: the account expires with a working link,
       // instead of failing on an unknown client forever.
       expect(error).toMatchObject({ code: 'account_not_active' });
@@ -368,7 +368,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       });
       expect(back.status).toBe(200);
       expect((await row(accountId)).status).toBe('ACTIVE');
-      expect((await t.gateway.credentials.forAccount(accountId)).accessToken).toBeTruthy();
+      expect((await t.gateway.accountTokens.forAccount(accountId)).accessToken).toBeTruthy();
     });
 
     it('expires an account whose grant was revoked, and says how to reconnect', async () => {
@@ -376,8 +376,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       const { accountId } = await authorize(t, { connection: 'revoked', identifier: 'rev' });
       control.revokeGrants('google');
       await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
-      await t.gateway.credentials.invalidate(accountId);
-      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      await t.gateway.accountTokens.invalidate(accountId);
+      const error = await t.gateway.accountTokens.forAccount(accountId).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'account_not_active' });
       const body = (error as { toBody(id: string): Record<string, unknown> }).toBody('r');
       expect(body).toMatchObject({
@@ -406,12 +406,12 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       const { accountId } = await authorize(t, { connection: 'flaky', identifier: 'flaky' });
       control.addFault({ emulator: 'hubspot', path: '^/hubspot/oauth/v1/token', status: 503, times: 1 });
       await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
-      await t.gateway.credentials.invalidate(accountId);
-      const error = await t.gateway.credentials.forAccount(accountId).catch((e: unknown) => e);
+      await t.gateway.accountTokens.invalidate(accountId);
+      const error = await t.gateway.accountTokens.forAccount(accountId).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'upstream_unavailable' });
       expect((error as { toBody(id: string): { retryable: boolean } }).toBody('r').retryable).toBe(true);
       expect((await row(accountId)).status).toBe('ACTIVE');
-      expect((await t.gateway.credentials.forAccount(accountId)).accessToken).toBeTruthy();
+      expect((await t.gateway.accountTokens.forAccount(accountId)).accessToken).toBeTruthy();
     });
   });
 
@@ -438,7 +438,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       expect(byIdentifier.data.map((a) => a.id)).toEqual([ids[1]]);
       expect((await t.api('/api/v1/connected-accounts?status=BOGUS')).status).toBe(400);
 
-      const credential = await t.gateway.credentials.forAccount(ids[0]!);
+      const credential = await t.gateway.accountTokens.forAccount(ids[0]!);
       const deleted = await t.api(`/api/v1/connected-accounts/${ids[0]}`, { method: 'DELETE' });
       expect(deleted.status).toBe(200);
       expect(await deleted.json()).toMatchObject({ status: 'DISCONNECTED' });
@@ -447,7 +447,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       expect(wiped.refresh_token).toBeNull();
       // Revoked at the provider: the old token no longer works there.
       expect(await probe('google_drive', credential.endpoints.apiBaseUrl, credential.accessToken)).toBe(401);
-      const error = await t.gateway.credentials.forAccount(ids[0]!).catch((e: unknown) => e);
+      const error = await t.gateway.accountTokens.forAccount(ids[0]!).catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'account_not_active' });
       expect((await t.api('/api/v1/connected-accounts/ca_nope')).status).toBe(404);
     });
@@ -455,11 +455,11 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
     it('leaves no usable credentials behind when a connection is deleted', async () => {
       await createSandboxConnection(t, 'doomed', 'notion');
       const { accountId } = await authorize(t, { connection: 'doomed', identifier: 'd' });
-      const credential = await t.gateway.credentials.forAccount(accountId);
+      const credential = await t.gateway.accountTokens.forAccount(accountId);
       expect((await t.api('/api/v1/connections/doomed', { method: 'DELETE' })).status).toBe(204);
       expect(await t.db.query('SELECT id FROM connected_accounts WHERE id = $1', [accountId])).toEqual([]);
       expect(await probe('notion', credential.endpoints.apiBaseUrl, credential.accessToken)).toBe(401);
-      await expect(t.gateway.credentials.forAccount(accountId)).rejects.toMatchObject({
+      await expect(t.gateway.accountTokens.forAccount(accountId)).rejects.toMatchObject({
         code: 'account_not_found',
       });
     });
@@ -489,12 +489,12 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         connectionName: 'hot',
         identifier: 'hot-user',
       };
-      await t.gateway.credentials.forRef(ref);
+      await t.gateway.accountTokens.forRef(ref);
       const before = t.queries(REQUEST_PATH_READS);
-      for (let i = 0; i < 200; i++) await t.gateway.credentials.forRef(ref);
+      for (let i = 0; i < 200; i++) await t.gateway.accountTokens.forRef(ref);
       expect(t.queries(REQUEST_PATH_READS)).toBe(before);
       expect((await row(accountId)).last_used_at).toBeNull();
-      await t.gateway.credentials.flushLastUsed();
+      await t.gateway.accountTokens.flushLastUsed();
       expect((await row(accountId)).last_used_at).toBeInstanceOf(Date);
     });
   });

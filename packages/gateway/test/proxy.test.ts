@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { EmulatorControl } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ProxyService } from '../src/proxy/proxy.js';
+import { ProxyService } from '../src/proxy/service.js';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { REQUEST_PATH_READS, startTestGateway, type TestGateway } from './helpers/gateway.js';

@@ -30,13 +30,13 @@ describe.each(SINGLE_CONNECTION)('refresh on $name', (backend) => {
 
   const dueForRefresh = async () => {
     await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [accountId]);
-    await t.gateway.credentials.invalidate(accountId);
+    await t.gateway.accountTokens.invalidate(accountId);
   };
 
   it('holds no database connection while the provider answers slowly', async () => {
     await dueForRefresh();
     emulatorControl(t).addFault({ emulator: 'notion', path: '/v1/oauth/token', latencyMs: 2500 });
-    const refreshing = t.gateway.credentials.forAccount(accountId);
+    const refreshing = t.gateway.accountTokens.forAccount(accountId);
     await new Promise((r) => setTimeout(r, 300));
     const began = Date.now();
     const list = await t.api('/api/v1/connections');
@@ -64,7 +64,7 @@ describe.each(SINGLE_CONNECTION)('refresh on $name', (backend) => {
       'SELECT token_version FROM connected_accounts WHERE id = $1',
       [accountId],
     );
-    const credential = await t.gateway.credentials.forAccount(accountId);
+    const credential = await t.gateway.accountTokens.forAccount(accountId);
     expect(Date.now() - began).toBeGreaterThanOrEqual(1000);
     expect(credential.version).toBe(before[0]!.token_version + 1);
   });
@@ -95,13 +95,13 @@ describe.each(BACKENDS)('refresh tokens kept alive on $name', (backend) => {
       )[0]!;
     // Google and Microsoft accounts idle just short of the keep-alive threshold stay as they are.
     await t.db.query(`UPDATE connected_accounts SET last_refreshed_at = now() - interval '60 days'`);
-    expect(await t.gateway.credentials.refreshIdleAccounts()).toBe(0);
+    expect(await t.gateway.accountTokens.refreshIdleAccounts()).toBe(0);
     // Idle long enough (Microsoft: 90 days less a fortnight; Google: 180 less a fortnight).
     await t.db.query(`UPDATE connected_accounts SET last_refreshed_at = now() - interval '170 days'`);
     const before = Object.fromEntries(
       await Promise.all(Object.entries(accounts).map(async ([p, id]) => [p, await state(id)] as const)),
     );
-    expect(await t.gateway.credentials.refreshIdleAccounts()).toBe(2);
+    expect(await t.gateway.accountTokens.refreshIdleAccounts()).toBe(2);
     for (const [provider, id] of Object.entries(accounts)) {
       const after = await state(id);
       const kept = provider === 'google_drive' || provider === 'sharepoint';
@@ -135,7 +135,7 @@ describe.runIf(postgresAvailable)('a hanging token endpoint while many accounts 
     const warm = { connection_name: 'sandbox-google-drive', identifier: 'warm' };
     expect((await t.api('/proxy/drive/v3/about?fields=user', { headers: warm })).status).toBe(200);
     await t.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = ANY($1)`, [ids]);
-    for (const id of ids) await t.gateway.credentials.invalidate(id);
+    for (const id of ids) await t.gateway.accountTokens.invalidate(id);
     emulatorControl(t).addFault({
       emulator: 'notion',
       path: '/v1/oauth/token',
@@ -143,7 +143,7 @@ describe.runIf(postgresAvailable)('a hanging token endpoint while many accounts 
       times: ids.length,
     });
     const refreshes = ids.map((id) =>
-      t.gateway.credentials.forAccount(id).then(
+      t.gateway.accountTokens.forAccount(id).then(
         () => true,
         () => false,
       ),

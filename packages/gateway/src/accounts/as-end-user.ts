@@ -1,9 +1,9 @@
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { discard, type UpstreamHttp, type UpstreamRequest, type UpstreamResponse } from '../upstream/http.js';
-import type { Credential, CredentialManager } from './credentials.js';
+import type { AccountTokens, Credential } from './account-tokens.js';
 
 export interface EndUserDeps {
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   http: UpstreamHttp;
   metrics?: GatewayMetrics;
 }
@@ -35,7 +35,7 @@ export async function sendAsEndUser(
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
   if (response.statusCode !== 401 || !replayable(request.body)) return { response, credential };
   discard(response.body);
-  credential = await deps.credentials.afterUnauthorized(credential);
+  credential = await deps.accountTokens.afterUnauthorized(credential);
   request = build(credential);
   response = await deps.http.send(withCredential(request, credential));
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);

@@ -1,8 +1,8 @@
 import { Problem } from '../errors/problem.js';
 import { upstreamProblem } from '../upstream/errors.js';
 import { readBody, type UpstreamHttp } from '../upstream/http.js';
+import type { AccountTokens, Credential } from './account-tokens.js';
 import { sendAsEndUser } from './as-end-user.js';
-import type { Credential, CredentialManager } from './credentials.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -29,7 +29,7 @@ export class ProviderClient {
 
   constructor(
     private credential: Credential,
-    private readonly credentials: CredentialManager,
+    private readonly accountTokens: AccountTokens,
     private readonly http: UpstreamHttp,
     private readonly extraHeaders: Record<string, string> = {},
   ) {}
@@ -40,7 +40,7 @@ export class ProviderClient {
 
   async request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>> {
     const exchange = await sendAsEndUser(
-      { credentials: this.credentials, http: this.http },
+      { accountTokens: this.accountTokens, http: this.http },
       this.credential,
       (credential) => this.upstreamRequest(credential, req),
     );

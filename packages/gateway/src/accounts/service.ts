@@ -22,7 +22,7 @@ import {
 } from '../store/accounts.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
-import type { CredentialManager } from './credentials.js';
+import type { AccountTokens } from './account-tokens.js';
 import type { AccountView, ListAccountsQuery } from './schemas.js';
 import { accountView } from './view.js';
 
@@ -31,7 +31,7 @@ export interface AccountsDeps {
   keyring: Keyring;
   logger: Logger;
   connections: ConnectionService;
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
 }
 
@@ -220,7 +220,7 @@ export class AccountService {
         data: { ...accountView(row, connection), reason: { code, message: reason } },
       });
     });
-    await this.deps.credentials.invalidate(account.id);
+    await this.deps.accountTokens.invalidate(account.id);
   }
 }
 

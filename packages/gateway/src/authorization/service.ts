@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CredentialManager } from '../accounts/credentials.js';
+import type { AccountTokens } from '../accounts/account-tokens.js';
 import { sealTokens } from '../accounts/sealed-tokens.js';
 import { accountView } from '../accounts/view.js';
 import type { ConnectionService } from '../connections/service.js';
@@ -88,7 +88,7 @@ export interface AuthorizationDeps {
   keyring: Keyring;
   logger: Logger;
   connections: ConnectionService;
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   links: AuthorizationLinks;
   requestTtlSeconds: number;
   /**
@@ -409,7 +409,7 @@ export class AuthorizationService {
         data: accountView(authorized, connection),
       });
     });
-    await this.deps.credentials.invalidate(account.id);
+    await this.deps.accountTokens.invalidate(account.id);
     this.deps.logger.info({ account_id: account.id, provider: provider.key }, 'account authorized');
     return finish({
       status: 'success',
@@ -535,7 +535,7 @@ export class AuthorizationService {
         { errors: [{ path: '/identifier', message: 'does not match the authorization request' }] },
       );
     }
-    await this.deps.credentials.invalidate(outcome.view.id);
+    await this.deps.accountTokens.invalidate(outcome.view.id);
     this.deps.logger.info({ account_id: outcome.view.id }, 'account authorized after user verification');
     let redirectUrl: string | null = null;
     if (outcome.request.redirect_url) {

@@ -17,8 +17,6 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import type { AdminService } from '../dashboard/admins.js';
-import { dashboardPages } from '../dashboard/pages.js';
-import { adminSessionRoutes } from '../dashboard/session-routes.js';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
@@ -27,7 +25,7 @@ import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
-import { hasBody, type ProxyService } from '../proxy/proxy.js';
+import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
@@ -35,10 +33,13 @@ import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { bearerAuthentication } from './authenticate.js';
+import { dashboardPages } from './dashboard/pages.js';
+import { adminSessionRoutes } from './dashboard/session-routes.js';
 import { answerError, answerErrorRaw, clientErrorHandler, registerProblemHandlers } from './errors.js';
-import { fastProxy } from './fast-proxy.js';
 import { serveAllProtocols } from './listener.js';
 import { registerApiDescription } from './openapi.js';
+import { fastProxy } from './proxy/fast-path.js';
+import { proxyRoutes } from './proxy/route.js';
 import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -49,7 +50,6 @@ import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { providerRoutes } from './routes/providers.js';
-import { proxyRoutes } from './routes/proxy.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
@@ -176,7 +176,7 @@ function originForm(url: string): string {
 
 /**
  * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
- * handler (see ./fast-proxy.ts; `fast` is set once the services are wired), and HTTP/2 and TLS on
+ * handler (see ./proxy/fast-path.ts; `fast` is set once the services are wired), and HTTP/2 and TLS on
  * the same port (./listener.ts): HTTP/2 carries gRPC.
  */
 function serverWithFastPath(

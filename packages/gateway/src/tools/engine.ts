@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
-import type { Credential, CredentialManager } from '../accounts/credentials.js';
+import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { ProviderClient } from '../accounts/provider-client.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
@@ -32,7 +32,7 @@ export interface ExecuteResult {
 export interface ToolEngineDeps {
   executions: ExecutionService;
   logger: Logger;
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   http: UpstreamHttp;
   tools: AnyTool[];
 }
@@ -160,7 +160,7 @@ export class ToolEngine {
       credential = await this.resolveAccount(environmentId, request, tool);
       client = new ProviderClient(
         credential,
-        this.deps.credentials,
+        this.deps.accountTokens,
         this.deps.http,
         request.upstream_version && provider.api.versionHeader
           ? { [provider.api.versionHeader]: request.upstream_version }
@@ -209,7 +209,7 @@ export class ToolEngine {
     tool: AnyTool,
   ): Promise<Credential> {
     if (request.connection_name) {
-      const credential = await this.deps.credentials.forRef({
+      const credential = await this.deps.accountTokens.forRef({
         environmentId,
         connectionName: request.connection_name,
         identifier: request.identifier,
@@ -223,7 +223,7 @@ export class ToolEngine {
       }
       return credential;
     }
-    return this.deps.credentials.forIdentity(environmentId, request.identifier, tool.provider);
+    return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider);
   }
 }
 

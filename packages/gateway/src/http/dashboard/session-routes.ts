@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Problem } from '../errors/problem.js';
-import { type AdminService, SESSION_TTL_SECONDS } from './admins.js';
-import { CSRF_HEADER, sessionCookie, sessionCookieHeader } from './cookie.js';
+import { type AdminService, SESSION_TTL_SECONDS } from '../../dashboard/admins.js';
+import { CSRF_HEADER, sessionCookie, sessionCookieHeader } from '../../dashboard/cookie.js';
+import { Problem } from '../../errors/problem.js';
 
 const SignInBody = Type.Object(
   {

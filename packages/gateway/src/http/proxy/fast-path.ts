@@ -1,13 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AccessTokenIssuer } from '../auth/access-tokens.js';
-import type { ClientStatusCache } from '../auth/client-status.js';
-import { FAMILY, type GatewayMetrics } from '../metrics/metrics.js';
-import { PROXY_PREFIX } from '../proxy/path.js';
-import { hasBody, type ProxyService, relay } from '../proxy/proxy.js';
-import { knownPrincipal } from './authenticate.js';
-import { answerErrorRaw } from './errors.js';
-import { PROXY_METHODS, proxyCall } from './routes/proxy.js';
+import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
+import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
+import { PROXY_PREFIX } from '../../proxy/path.js';
+import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
+import { knownPrincipal } from '../authenticate.js';
+import { answerErrorRaw } from '../errors.js';
+import { relay } from './relay.js';
 
 export interface FastProxyDeps {
   tokens: AccessTokenIssuer;
@@ -31,7 +31,7 @@ const PREFIX = `${PROXY_PREFIX}/`;
  * gateway token and client seen before, for an account whose credential is cached, goes straight to
  * the provider. Everything else (first use of a token or account, a body, a path or header to
  * complain about, a closing server) returns false untouched and takes the Fastify route, which makes
- * the same checks in full and reports what fails. Both answer through the same ProxyService calls.
+ * the same checks in full and reports what fails (./route.ts). Both answer through the same ProxyService calls.
  * Fastify's per-request pipeline (request and reply objects, router, hooks, promise plumbing)
  * measured at 12-16 % of a small proxied request's CPU, so the common request skips it.
  */

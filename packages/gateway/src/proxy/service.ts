@@ -1,11 +1,15 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { sendAsEndUser } from '../accounts/as-end-user.js';
-import type { Credential, CredentialManager } from '../accounts/credentials.js';
 import { Problem } from '../errors/problem.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { UpstreamHttp, UpstreamResponse } from '../upstream/http.js';
-import { type UpstreamTarget, upstreamTarget } from './path.js';
+import { PROXY_PREFIX, type UpstreamTarget, upstreamTarget } from './path.js';
+
+/** Request headers as any HTTP server parses them (Node's CallHeaders fits). */
+export type CallHeaders = Record<string, string | string[] | undefined>;
+
+export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
 /** Headers that describe one hop, or that only Portico may set; never forwarded either way. */
 const HOP_BY_HOP = new Set([
@@ -39,10 +43,10 @@ const NOT_FORWARDED_UP = new Set([
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie', 'x-request-id']);
 
 /** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
-const REPLAYABLE_BODY_BYTES = 1024 * 1024;
+export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
 export interface ProxyDeps {
-  credentials: CredentialManager;
+  accountTokens: AccountTokens;
   http: UpstreamHttp;
   metrics?: GatewayMetrics;
 }
@@ -53,7 +57,17 @@ export interface ProxyCall {
   method: string;
   /** The request target after `/proxy`: path and query as sent. */
   target: string;
-  headers: IncomingHttpHeaders;
+  headers: CallHeaders;
+}
+
+/** The proxied call a request to `/proxy/…` makes, once its principal is known. */
+export function proxyCall(
+  method: string,
+  url: string,
+  headers: CallHeaders,
+  environmentId: string,
+): ProxyCall {
+  return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers };
 }
 
 /** A call whose credential and upstream target are settled: ready to go on the wire. */
@@ -78,7 +92,7 @@ export class ProxyService {
     const connectionName = routingValue(call.headers, 'connection_name', 'x-connection-name');
     const identifier = routingValue(call.headers, 'identifier', 'x-identifier');
     if (!connectionName || !identifier) return undefined;
-    const credential = this.deps.credentials.cachedForRef({
+    const credential = this.deps.accountTokens.cachedForRef({
       environmentId: call.environmentId,
       connectionName,
       identifier,
@@ -98,8 +112,8 @@ export class ProxyService {
       connectionName: routingHeader(call.headers, 'connection_name', 'x-connection-name'),
       identifier: routingHeader(call.headers, 'identifier', 'x-identifier'),
     };
-    const { credentials } = this.deps;
-    const credential = credentials.cachedForRef(ref) ?? (await credentials.forRef(ref));
+    const { accountTokens } = this.deps;
+    const credential = accountTokens.cachedForRef(ref) ?? (await accountTokens.forRef(ref));
     return { call, credential, target: targetOf(call, credential) };
   }
 
@@ -124,158 +138,31 @@ export class ProxyService {
 }
 
 /**
- * The request body to forward: none, the whole body when small enough to replay after a refresh,
- * otherwise the stream itself. Validation happens before this reads anything. A buffered body must
- * arrive within `deadlineMs`, as Portico's own JSON bodies must (a streamed one is bounded by the
- * upstream idle timeout instead).
- */
-export async function proxyBody(
-  headers: IncomingHttpHeaders,
-  raw: IncomingMessage,
-  deadlineMs: number,
-): Promise<Buffer | Readable | null> {
-  if (!hasBody(headers)) return null;
-  const announced = Number(headers['content-length']);
-  if (headers['transfer-encoding'] === undefined && announced <= REPLAYABLE_BODY_BYTES) {
-    // Copied as it arrives into one buffer of the announced size: no list of chunks to join, and
-    // no second megabyte for the GC to collect.
-    const whole = Buffer.allocUnsafe(announced);
-    let received = 0;
-    return new Promise((resolve, reject) => {
-      const finish = (error?: unknown) => {
-        clearTimeout(timer);
-        raw.off('data', onData).off('end', finish).off('error', finish).off('close', onClose);
-        if (error) reject(error);
-        // Node's parser ends the body at Content-Length, so a complete body fills the buffer.
-        else resolve(received === announced ? whole : whole.subarray(0, received));
-      };
-      const onData = (chunk: Buffer) => {
-        received += chunk.copy(whole, received);
-      };
-      const onClose = () => {
-        if (!raw.complete) finish(new Problem('malformed_request', 'The request body ended early.'));
-      };
-      const timer = setTimeout(
-        () =>
-          finish(
-            new Problem(
-              'request_timeout',
-              `The request body did not arrive within ${deadlineMs} ms of its headers; send it again, whole.`,
-            ),
-          ),
-        deadlineMs,
-      );
-      raw.on('data', onData).once('end', finish).once('error', finish).once('close', onClose);
-    });
-  }
-  return raw;
-}
-
-/**
  * Bytes of a request body for the metrics: a streamed body is counted by its Content-Length (a
  * chunked upload without one counts 0: listening to the stream would race the upstream client).
  */
-function bodyLength(body: Buffer | Readable, headers: IncomingHttpHeaders): number {
+function bodyLength(body: Buffer | Readable, headers: CallHeaders): number {
   if (Buffer.isBuffer(body)) return body.length;
   const length = Number(headers['content-length']);
   return Number.isFinite(length) ? length : 0;
 }
 
-export function hasBody(headers: IncomingHttpHeaders): boolean {
+export function hasBody(headers: CallHeaders): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**
- * Writes the provider's answer to the caller: its status, its headers minus hop-by-hop ones and the
- * request id, its body whole (one write, the common JSON case) or streamed with backpressure. A
- * caller that goes away destroys the relayed body, which aborts the upstream request.
+ * The provider's response headers as the caller gets them, a flat name/value list: hop-by-hop
+ * headers, cookies and the provider's request id dropped, Portico's request id added.
  */
-export function relay(
-  res: ServerResponse,
-  response: UpstreamResponse,
-  requestId: string,
-  log: { info(fields: object, message: string): void },
-  metrics?: GatewayMetrics,
-): void {
+export function callerHeaders(upstream: UpstreamResponse['headers'], requestId: string): string[] {
   const headers: string[] = [];
-  for (const name in response.headers) {
-    if (!NOT_FORWARDED_DOWN.has(name)) pushHeader(headers, name, response.headers[name]!);
+  for (const name in upstream) {
+    if (!NOT_FORWARDED_DOWN.has(name)) pushHeader(headers, name, upstream[name]!);
   }
   headers.push('x-request-id', requestId);
-  res.writeHead(response.statusCode, headers);
-  if (Buffer.isBuffer(response.body)) {
-    metrics?.proxyBytesOut(response.body.length);
-    res.end(response.body);
-  } else {
-    stream(res, response.body, metrics, (error) => {
-      // The provider's stream broke off or the caller left; the caller sees a cut-off answer.
-      log.info(
-        { request_id: requestId, err: error, status: response.statusCode },
-        'relayed body ended early',
-      );
-    });
-  }
-}
-
-/** Bytes a relayed body may queue towards a slow caller before the provider's stream is paused. */
-const RELAY_QUEUE_BYTES = 256 * 1024;
-
-/**
- * Streams the provider's body to the caller with backpressure. Written out rather than through
- * stream.pipeline, which makes an AbortController and a DOMException for every body it finishes
- * (6 % of a 256 KiB relay). The provider is paused only once a few chunks queue up, not at the
- * socket's 16 KiB mark, so a fast caller does not toggle the upstream socket for every chunk.
- */
-function stream(
-  res: ServerResponse,
-  body: Readable,
-  metrics: GatewayMetrics | undefined,
-  brokeOff: (error: Error) => void,
-): void {
-  // Chunks that arrive in one turn of the event loop (one read of the provider's socket yields
-  // several) leave in one writev instead of one write each.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    res.uncork();
-  };
-  const onData = (chunk: Buffer) => {
-    metrics?.proxyBytesOut(chunk.length);
-    if (!corked) {
-      corked = true;
-      res.cork();
-      setImmediate(uncork);
-    }
-    if (!res.write(chunk) && res.writableLength >= RELAY_QUEUE_BYTES) body.pause();
-  };
-  const onDrain = () => body.resume();
-  const onEnd = () => {
-    cleanup();
-    res.end();
-  };
-  const onError = (error: Error) => {
-    cleanup();
-    res.destroy();
-    brokeOff(error);
-  };
-  const onClose = () => {
-    // The caller left before the whole body was written: stop reading from the provider.
-    if (!body.readableEnded) {
-      cleanup();
-      body.destroy();
-      brokeOff(new Error('the caller closed the connection'));
-    }
-  };
-  const onBodyClose = () => {
-    if (!body.readableEnded) onError(new Error('the provider body closed before its end'));
-  };
-  const cleanup = () => {
-    body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onBodyClose);
-    res.off('drain', onDrain).off('close', onClose);
-  };
-  body.on('data', onData).once('end', onEnd).once('error', onError).once('close', onBodyClose);
-  res.on('drain', onDrain).once('close', onClose);
+  return headers;
 }
 
 function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {
@@ -287,7 +174,7 @@ function targetOf(call: ProxyCall, credential: Credential): UpstreamTarget {
  * Header lists are flat name/value arrays, as both Node and undici accept them: cheaper to build per
  * request than objects whose keys change from one request to the next.
  */
-function upstreamHeaders(incoming: IncomingHttpHeaders): string[] {
+function upstreamHeaders(incoming: CallHeaders): string[] {
   const headers: string[] = [];
   const hopNames = connectionNamed(incoming.connection);
   for (const name in incoming) {
@@ -308,7 +195,8 @@ function upstreamHeaders(incoming: IncomingHttpHeaders): string[] {
  * Headers the caller declared hop-by-hop in `Connection` (RFC 9110 §7.6.1): they were meant for
  * Portico, not for the provider. The usual `keep-alive` / `close` names nothing else.
  */
-function connectionNamed(connection: string | undefined): Set<string> | undefined {
+function connectionNamed(connection: string | string[] | undefined): Set<string> | undefined {
+  if (Array.isArray(connection)) connection = connection.join(',');
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
   return new Set(
     connection
@@ -323,12 +211,12 @@ function pushHeader(headers: string[], name: string, value: string | string[]): 
   else for (const one of value) headers.push(name, one);
 }
 
-function routingValue(headers: IncomingHttpHeaders, name: string, alias: string): string | undefined {
+function routingValue(headers: CallHeaders, name: string, alias: string): string | undefined {
   const value = headers[name] ?? headers[alias];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function routingHeader(headers: IncomingHttpHeaders, name: string, alias: string): string {
+function routingHeader(headers: CallHeaders, name: string, alias: string): string {
   const text = routingValue(headers, name, alias);
   if (!text) {
     throw new Problem(

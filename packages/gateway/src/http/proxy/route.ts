@@ -1,20 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PROXY_PREFIX } from '../../proxy/path.js';
-import { hasBody, type ProxyCall, type ProxyService, proxyBody, relay } from '../../proxy/proxy.js';
+import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
-
-export const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-/** The proxied call a request makes, once its principal is known. */
-export function proxyCall(
-  method: string,
-  url: string,
-  headers: ProxyCall['headers'],
-  environmentId: string,
-): ProxyCall {
-  return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers };
-}
+import { proxyBody } from './body.js';
+import { relay } from './relay.js';
 
 /**
  * An answer given before the upload finished (a provider timeout, an early refusal) ends the
@@ -30,7 +19,7 @@ function closeIfAnsweredEarly(req: FastifyRequest, res: ServerResponse): void {
 /**
  * The proxy scope: no body parsing at all (the raw request stream is forwarded as it arrives), so
  * no body limit applies and nothing is buffered beyond what the proxy itself decides. Requests the
- * fast path (./fast-proxy.ts) cannot serve without waiting come here: first use of an account, a
+ * fast path (./fast-path.ts) cannot serve without waiting come here: first use of an account, a
  * body, a problem to report.
  */
 export async function proxyRoutes(

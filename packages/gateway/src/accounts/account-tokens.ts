@@ -58,7 +58,7 @@ export interface AccountRef {
   identifier: string;
 }
 
-export interface CredentialsDeps {
+export interface AccountTokensDeps {
   db: Database;
   keyring: Keyring;
   logger: Logger;
@@ -105,7 +105,7 @@ const REFRESH_LEASE_MS = 30_000;
  *   row lock in the database, re-reading the token under the lock. The new token set is committed
  *   before it is used, so a rotated refresh token is never lost.
  */
-export class CredentialManager {
+export class AccountTokens {
   private readonly byAccount = new Map<string, { credential: Credential; until: number }>();
   private readonly byRef = new Map<string, string>();
   /** Identifier + provider → its one active account, for tools called without connection_name. */
@@ -118,7 +118,7 @@ export class CredentialManager {
   private readonly flushTimer: NodeJS.Timeout;
   private readonly clock: () => number;
 
-  constructor(private readonly deps: CredentialsDeps) {
+  constructor(private readonly deps: AccountTokensDeps) {
     this.clock = deps.clock ?? Date.now;
     this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
     this.flushTimer.unref();

@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 
 /** The front end: static files, no build step (packages/gateway/dashboard-ui). */
-export const DASHBOARD_UI = fileURLToPath(new URL('../../dashboard-ui/', import.meta.url));
+export const DASHBOARD_UI = fileURLToPath(new URL('../../../dashboard-ui/', import.meta.url));
 
 /**
  * Scripts, styles and images only from the gateway itself; nothing inline, no frames, no plugins.

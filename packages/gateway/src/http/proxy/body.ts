@@ -1,0 +1,52 @@
+import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Problem } from '../../errors/problem.js';
+import { type CallHeaders, hasBody, REPLAYABLE_BODY_BYTES } from '../../proxy/service.js';
+
+/**
+ * The request body to forward: none, the whole body when small enough to replay after a refresh,
+ * otherwise the stream itself. Validation happens before this reads anything. A buffered body must
+ * arrive within `deadlineMs`, as Portico's own JSON bodies must (a streamed one is bounded by the
+ * upstream idle timeout instead).
+ */
+export async function proxyBody(
+  headers: CallHeaders,
+  raw: IncomingMessage,
+  deadlineMs: number,
+): Promise<Buffer | Readable | null> {
+  if (!hasBody(headers)) return null;
+  const announced = Number(headers['content-length']);
+  if (headers['transfer-encoding'] === undefined && announced <= REPLAYABLE_BODY_BYTES) {
+    // Copied as it arrives into one buffer of the announced size: no list of chunks to join, and
+    // no second megabyte for the GC to collect.
+    const whole = Buffer.allocUnsafe(announced);
+    let received = 0;
+    return new Promise((resolve, reject) => {
+      const finish = (error?: unknown) => {
+        clearTimeout(timer);
+        raw.off('data', onData).off('end', finish).off('error', finish).off('close', onClose);
+        if (error) reject(error);
+        // Node's parser ends the body at Content-Length, so a complete body fills the buffer.
+        else resolve(received === announced ? whole : whole.subarray(0, received));
+      };
+      const onData = (chunk: Buffer) => {
+        received += chunk.copy(whole, received);
+      };
+      const onClose = () => {
+        if (!raw.complete) finish(new Problem('malformed_request', 'The request body ended early.'));
+      };
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Problem(
+              'request_timeout',
+              `The request body did not arrive within ${deadlineMs} ms of its headers; send it again, whole.`,
+            ),
+          ),
+        deadlineMs,
+      );
+      raw.on('data', onData).once('end', finish).once('error', finish).once('close', onClose);
+    });
+  }
+  return raw;
+}
