@@ -1,5 +1,11 @@
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import { discard, type UpstreamHttp, type UpstreamRequest, type UpstreamResponse } from '../upstream/http.js';
+import {
+  discard,
+  isReplayable,
+  type UpstreamHttp,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../upstream/http.js';
 import type { AccountTokens, Credential } from './account-tokens.js';
 
 export interface EndUserDeps {
@@ -33,7 +39,7 @@ export async function sendAsEndUser(
   let request = build(credential);
   let response = await deps.http.send(withCredential(request, credential));
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
-  if (response.statusCode !== 401 || !replayable(request.body)) return { response, credential };
+  if (response.statusCode !== 401 || !isReplayable(request.body)) return { response, credential };
   discard(response.body);
   credential = await deps.accountTokens.afterUnauthorized(credential);
   request = build(credential);
@@ -61,8 +67,4 @@ function withCredential(request: EndUserRequest, credential: Credential): EndUse
 function hasHeader(headers: string[], name: string): boolean {
   for (let i = 0; i < headers.length; i += 2) if (headers[i] === name) return true;
   return false;
-}
-
-function replayable(body: UpstreamRequest['body']): boolean {
-  return body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body);
 }

@@ -20,7 +20,7 @@ import type { AdminService } from '../dashboard/admins.js';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
-import { grpcHandler } from '../grpc/server.js';
+import type { GrpcDeps } from '../grpc/server.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import type { McpTokenService } from '../mcp/tokens.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
@@ -304,12 +304,36 @@ function bodyDeadline(ms: number) {
   };
 }
 
+/**
+ * The gRPC surface, loaded at its first call rather than at start: its modules (the Scalekit SDK's
+ * descriptors, Connect) are about 40 MiB of resident memory a gateway without gRPC clients never
+ * needs. A call that arrives while they load waits; its body stays buffered in its HTTP/2 stream.
+ */
+function lazyGrpcHandler(deps: GrpcDeps): (req: Http2ServerRequest, res: Http2ServerResponse) => void {
+  let loading: Promise<(req: Http2ServerRequest, res: Http2ServerResponse) => void> | undefined;
+  return (req, res) => {
+    loading ??= import('../grpc/server.js').then((grpc) => grpc.grpcHandler(deps));
+    loading.then(
+      (handler) => handler(req, res),
+      (error: unknown) => {
+        deps.logger.error({ err: error }, 'the gRPC modules failed to load');
+        res.writeHead(200, {
+          'content-type': 'application/grpc',
+          'grpc-status': '13',
+          'grpc-message': 'gRPC is unavailable',
+        });
+        res.end();
+      },
+    );
+  };
+}
+
 /** Builds the HTTP application; routes stay thin and call the services. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const lines = new RequestLines(options.logger);
   const fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean } = {};
-  const grpc = grpcHandler({
+  const grpc = lazyGrpcHandler({
     tokens: services.tokens,
     clients: services.clients,
     accounts: services.accounts,

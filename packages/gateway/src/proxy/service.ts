@@ -1,9 +1,8 @@
-import type { Readable } from 'node:stream';
 import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { sendAsEndUser } from '../accounts/as-end-user.js';
 import { Problem } from '../errors/problem.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
-import type { UpstreamHttp, UpstreamResponse } from '../upstream/http.js';
+import type { RequestBody, UpstreamHttp, UpstreamResponse } from '../upstream/http.js';
 import { PROXY_PREFIX, type UpstreamTarget, upstreamTarget } from './path.js';
 
 /** Request headers as any HTTP server parses them (Node's CallHeaders fits). */
@@ -121,10 +120,10 @@ export class ProxyService {
    * Sends the call with the body (null, whole or a stream); an upstream 401 refreshes the
    * credential and replays the call once when the body allows it. The caller owns the response body.
    */
-  async exchange(prepared: PreparedCall, body: Buffer | Readable | null): Promise<UpstreamResponse> {
+  async exchange(prepared: PreparedCall, body: RequestBody): Promise<UpstreamResponse> {
     const { call, target } = prepared;
     const metrics = this.deps.metrics;
-    if (metrics && body !== null) metrics.proxyBytesIn(bodyLength(body, call.headers));
+    if (metrics && body != null) metrics.proxyBytesIn(bodyLength(body, call.headers));
     // (Properties spelled out: a leading object spread costs more than the rest of this function.)
     const { response } = await sendAsEndUser(this.deps, prepared.credential, () => ({
       origin: target.origin,
@@ -141,8 +140,9 @@ export class ProxyService {
  * Bytes of a request body for the metrics: a streamed body is counted by its Content-Length (a
  * chunked upload without one counts 0: listening to the stream would race the upstream client).
  */
-function bodyLength(body: Buffer | Readable, headers: CallHeaders): number {
-  if (Buffer.isBuffer(body)) return body.length;
+function bodyLength(body: Exclude<RequestBody, null | undefined>, headers: CallHeaders): number {
+  if (Buffer.isBuffer(body) || typeof body === 'string') return Buffer.byteLength(body);
+  if (Array.isArray(body)) return body.reduce((sum: number, chunk: Buffer) => sum + chunk.length, 0);
   const length = Number(headers['content-length']);
   return Number.isFinite(length) ? length : 0;
 }

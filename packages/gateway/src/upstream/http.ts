@@ -34,8 +34,26 @@ export interface UpstreamRequest {
   method: string;
   /** An object, or a flat name/value list. */
   headers: Record<string, string | string[]> | string[];
-  /** A Buffer/string can be replayed; a stream is sent once. */
-  body?: Buffer | string | Readable | null;
+  body?: RequestBody;
+}
+
+/**
+ * A request body: a Buffer or string; the chunks a body arrived in, in order (held as they came,
+ * not joined: joining would allocate the body a second time); or a stream, which is sent once.
+ * All but the stream can be sent again.
+ */
+export type RequestBody = Buffer | string | readonly Buffer[] | Readable | null | undefined;
+
+export function isReplayable(
+  body: RequestBody,
+): body is Buffer | string | readonly Buffer[] | null | undefined {
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === 'string' ||
+    Buffer.isBuffer(body) ||
+    Array.isArray(body)
+  );
 }
 
 export interface UpstreamResponse {
@@ -53,7 +71,7 @@ export interface UpstreamResponse {
 export const WHOLE_BODY_BYTES = 64 * 1024;
 
 interface Attempt extends UpstreamRequest {
-  body: Buffer | string | Readable | null;
+  body: Exclude<RequestBody, undefined>;
   headersTimeout?: number;
   /** Lets a watchdog abort the attempt. */
   onController?: (abort: (reason: Error) => void) => void;
@@ -80,11 +98,7 @@ export class UpstreamHttp {
   /** Sends the request, retrying where safe; the caller owns (and must consume) the response body. */
   async send(request: UpstreamRequest): Promise<UpstreamResponse> {
     const method = request.method.toUpperCase();
-    const replayable =
-      request.body === undefined ||
-      request.body === null ||
-      typeof request.body === 'string' ||
-      Buffer.isBuffer(request.body);
+    const replayable = isReplayable(request.body);
     const retryable = IDEMPOTENT.has(method) && replayable;
     let attempt = 0;
     for (;;) {
@@ -145,7 +159,8 @@ export class UpstreamHttp {
           path: attempt.path,
           method: attempt.method as Dispatcher.HttpMethod,
           headers: attempt.headers,
-          body: attempt.body,
+          // A list of chunks goes as an iterable: undici writes each as it comes, with the length announced.
+          body: attempt.body as Dispatcher.DispatchOptions['body'],
           ...(attempt.headersTimeout === undefined ? {} : { headersTimeout: attempt.headersTimeout }),
         },
         {
