@@ -21,6 +21,7 @@ import {
   writeParams,
 } from './api.js';
 import { listEvents, listInstances } from './event-list.js';
+import { writeEvent } from './event-write.js';
 import {
   type CalendarEntry,
   type CalendarEvent,
@@ -32,7 +33,6 @@ import {
   nextEtag,
   type StoredEvent,
   timingOf,
-  writeEvent,
 } from './model.js';
 import { parseDateTime } from './time.js';
 

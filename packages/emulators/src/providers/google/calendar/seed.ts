@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
-import { type CalendarEntry, type CalendarEvent, eventIdFor, type StoredEvent, writeEvent } from './model.js';
+import { writeEvent } from './event-write.js';
+import { type CalendarEntry, type CalendarEvent, eventIdFor, type StoredEvent } from './model.js';
 import { addDays, formatDate, localPartsAt, weekdayOf } from './time.js';
 
 /** One emulated user's calendars and, per calendar id, their events. */
