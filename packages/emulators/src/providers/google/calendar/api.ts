@@ -88,7 +88,7 @@ export function resolveCalendar(
   return data.calendars.get(id === 'primary' ? user.email : id);
 }
 
-export function canWrite(calendar: CalendarEntry): boolean {
+function canWrite(calendar: CalendarEntry): boolean {
   return calendar.accessRole === 'owner' || calendar.accessRole === 'writer';
 }
 

@@ -10,7 +10,7 @@ import { driveRootIdFor } from './seed.js';
 // What the Drive routes share: their context, Drive's error answers, `fields`, and finding files.
 
 export const SERVICE = 'drive.googleapis.com';
-export const DEFAULT_FILE_FIELDS = 'kind,id,name,mimeType';
+const DEFAULT_FILE_FIELDS = 'kind,id,name,mimeType';
 const TEXTUAL = /^(text\/|application\/(json|xml|csv|javascript))/;
 /** Search reads this much of a file's text, as Drive indexes only the start of large files. */
 const INDEXED_BYTES = 1024 * 1024;
