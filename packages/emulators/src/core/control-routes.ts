@@ -91,7 +91,13 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
       .code(status)
       .send({ error: status === 400 ? 'invalid_request' : 'error', message: error.message });
   });
+  overviewRoutes(app, control);
+  clientAndTokenRoutes(app, control);
+  faultAndCounterRoutes(app, control);
+}
 
+/** What runs here, and starting over. */
+function overviewRoutes(app: FastifyInstance, control: EmulatorControl): void {
   app.get('/', async () => ({
     emulators: control.emulators().map((key) => {
       const endpoints = control.oauthEndpoints(key);
@@ -110,7 +116,10 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
     control.reset({ clients: body.clients === true });
     return { ok: true };
   });
+}
 
+/** OAuth clients, tokens and grants, and the access token lifetime. */
+function clientAndTokenRoutes(app: FastifyInstance, control: EmulatorControl): void {
   app.get('/clients', async () =>
     Object.fromEntries(
       control
@@ -172,7 +181,10 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
     control.setAccessTokenTtl(emulator, ttl);
     return { emulator, access_token_ttl_seconds: ttl };
   });
+}
 
+/** Injected faults, and the counters of requests and grants. */
+function faultAndCounterRoutes(app: FastifyInstance, control: EmulatorControl): void {
   app.post('/faults', async (req, reply) => {
     const id = control.addFault(faultOf(control, asBody(req.body)));
     return reply.code(201).send({ id });

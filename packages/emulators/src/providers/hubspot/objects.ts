@@ -131,49 +131,7 @@ function lookupRecord(route: ObjectRoute, req: FastifyRequest): CrmRecord | unde
 }
 
 export function registerObjectRoutes(app: FastifyInstance, ctx: ProviderContext, getState: GetState): void {
-  app.get('/crm/v3/objects/:objectType', async (req, reply) => {
-    const route = openObjectRoute(req, reply, ctx, getState, 'read');
-    if (!route) return reply;
-    const query = req.query as Query;
-    const rawLimit = singleParam(query.limit);
-    const limit = rawLimit === undefined ? LIST_DEFAULT : Number(rawLimit);
-    if (!Number.isInteger(limit) || limit < 1) {
-      return sendValidationError(
-        reply,
-        `Invalid limit: ${rawLimit}. Expected an integer between 1 and ${LIST_MAX}.`,
-      );
-    }
-    const after = singleParam(query.after);
-    if (after !== undefined && !/^\d+$/.test(after)) {
-      return sendValidationError(
-        reply,
-        `Invalid after: ${after}. Use paging.next.after of the previous page.`,
-      );
-    }
-    const pageSize = Math.min(limit, LIST_MAX);
-    const records = activeRecords(route.caller.portal, route.type, booleanParam(query.archived)).filter(
-      (r) => after === undefined || Number(r.id) >= Number(after),
-    );
-    const page = records.slice(0, pageSize);
-    const properties = listParam(query.properties);
-    const associationTypes = associationTypesParam(query);
-    const body: Record<string, unknown> = {
-      results: page.map((r) => recordJson(route.type, r, properties, associationTypes)),
-    };
-    const next = records[pageSize];
-    if (next) {
-      const params = new URLSearchParams(req.url.split('?')[1] ?? '');
-      params.set('after', next.id);
-      const segment = (req.params as { objectType: string }).objectType;
-      body.paging = {
-        next: {
-          after: next.id,
-          link: `${ctx.publicBase(req)}/crm/v3/objects/${segment}?${params.toString()}`,
-        },
-      };
-    }
-    return reply.send(body);
-  });
+  app.get('/crm/v3/objects/:objectType', (req, reply) => listObjects(ctx, getState, req, reply));
 
   app.get('/crm/v3/objects/:objectType/:objectId', async (req, reply) => {
     const route = openObjectRoute(req, reply, ctx, getState, 'read');
@@ -186,36 +144,7 @@ export function registerObjectRoutes(app: FastifyInstance, ctx: ProviderContext,
     );
   });
 
-  app.post('/crm/v3/objects/:objectType', async (req, reply) => {
-    const route = openObjectRoute(req, reply, ctx, getState, 'write');
-    if (!route) return reply;
-    const body = (req.body ?? {}) as { properties?: unknown; associations?: unknown };
-    if (typeof body !== 'object' || Array.isArray(body)) {
-      return sendValidationError(reply, 'Invalid input JSON: expected an object with "properties".');
-    }
-    const { portal } = route.caller;
-    const write = validatePropertyWrite(portal, route.type, body.properties);
-    if (!write.ok) return sendPropertyProblems(reply, portal, write.problems);
-    const existing = duplicateEmail(route, write.values.get('email'));
-    if (existing) return sendContactConflict(reply, existing);
-    const associations = resolveAssociations(route, body.associations);
-    if ('error' in associations) return sendValidationError(reply, associations.error);
-
-    const now = ctx.clock();
-    const record: CrmRecord = {
-      id: allocateId(portal),
-      properties: new Map(),
-      createdAt: now,
-      updatedAt: now,
-      archived: false,
-      associations: new Map(),
-    };
-    applyValues(record, write.values);
-    stampSystemProperties(route.type, record);
-    portal.objects[route.type].set(record.id, record);
-    for (const link of associations.links) associate(portal, route.type, record.id, link.type, link.id);
-    return reply.code(201).send(recordJson(route.type, record, setPropertyNames(record)));
-  });
+  app.post('/crm/v3/objects/:objectType', (req, reply) => createObject(ctx, getState, req, reply));
 
   app.patch('/crm/v3/objects/:objectType/:objectId', async (req, reply) => {
     const route = openObjectRoute(req, reply, ctx, getState, 'write');
@@ -234,25 +163,119 @@ export function registerObjectRoutes(app: FastifyInstance, ctx: ProviderContext,
     return reply.send(recordJson(route.type, record, setPropertyNames(record)));
   });
 
-  app.delete('/crm/v3/objects/:objectType/:objectId', async (req, reply) => {
-    const route = openObjectRoute(req, reply, ctx, getState, 'write');
-    if (!route) return reply;
-    const { objectId } = req.params as { objectId: string };
-    const record = route.caller.portal.objects[route.type].get(objectId);
-    if (!record) return sendObjectNotFound(reply, objectId);
-    // Archiving twice is not an error at HubSpot: the record is simply in the recycle bin.
-    if (!record.archived) {
-      const now = ctx.clock();
-      record.archived = true;
-      record.archivedAt = now;
-      record.updatedAt = now;
-      for (const other of OBJECT_TYPES) {
-        for (const id of record.associations.get(other) ?? []) {
-          route.caller.portal.objects[other].get(id)?.associations.get(route.type)?.delete(record.id);
-        }
+  app.delete('/crm/v3/objects/:objectType/:objectId', (req, reply) =>
+    archiveObject(ctx, getState, req, reply),
+  );
+}
+
+/** One page of an object type's records, in id order; the next page's link keeps the query. */
+async function listObjects(
+  ctx: ProviderContext,
+  getState: GetState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const route = openObjectRoute(req, reply, ctx, getState, 'read');
+  if (!route) return reply;
+  const query = req.query as Query;
+  const rawLimit = singleParam(query.limit);
+  const limit = rawLimit === undefined ? LIST_DEFAULT : Number(rawLimit);
+  if (!Number.isInteger(limit) || limit < 1) {
+    return sendValidationError(
+      reply,
+      `Invalid limit: ${rawLimit}. Expected an integer between 1 and ${LIST_MAX}.`,
+    );
+  }
+  const after = singleParam(query.after);
+  if (after !== undefined && !/^\d+$/.test(after)) {
+    return sendValidationError(reply, `Invalid after: ${after}. Use paging.next.after of the previous page.`);
+  }
+  const pageSize = Math.min(limit, LIST_MAX);
+  const records = activeRecords(route.caller.portal, route.type, booleanParam(query.archived)).filter(
+    (r) => after === undefined || Number(r.id) >= Number(after),
+  );
+  const page = records.slice(0, pageSize);
+  const properties = listParam(query.properties);
+  const associationTypes = associationTypesParam(query);
+  const body: Record<string, unknown> = {
+    results: page.map((r) => recordJson(route.type, r, properties, associationTypes)),
+  };
+  const next = records[pageSize];
+  if (next) {
+    const params = new URLSearchParams(req.url.split('?')[1] ?? '');
+    params.set('after', next.id);
+    const segment = (req.params as { objectType: string }).objectType;
+    body.paging = {
+      next: {
+        after: next.id,
+        link: `${ctx.publicBase(req)}/crm/v3/objects/${segment}?${params.toString()}`,
+      },
+    };
+  }
+  return reply.send(body);
+}
+
+/** A new record, with its associations; a contact's email must be unique. */
+async function createObject(
+  ctx: ProviderContext,
+  getState: GetState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const route = openObjectRoute(req, reply, ctx, getState, 'write');
+  if (!route) return reply;
+  const body = (req.body ?? {}) as { properties?: unknown; associations?: unknown };
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    return sendValidationError(reply, 'Invalid input JSON: expected an object with "properties".');
+  }
+  const { portal } = route.caller;
+  const write = validatePropertyWrite(portal, route.type, body.properties);
+  if (!write.ok) return sendPropertyProblems(reply, portal, write.problems);
+  const existing = duplicateEmail(route, write.values.get('email'));
+  if (existing) return sendContactConflict(reply, existing);
+  const associations = resolveAssociations(route, body.associations);
+  if ('error' in associations) return sendValidationError(reply, associations.error);
+
+  const now = ctx.clock();
+  const record: CrmRecord = {
+    id: allocateId(portal),
+    properties: new Map(),
+    createdAt: now,
+    updatedAt: now,
+    archived: false,
+    associations: new Map(),
+  };
+  applyValues(record, write.values);
+  stampSystemProperties(route.type, record);
+  portal.objects[route.type].set(record.id, record);
+  for (const link of associations.links) associate(portal, route.type, record.id, link.type, link.id);
+  return reply.code(201).send(recordJson(route.type, record, setPropertyNames(record)));
+}
+
+/** Archives a record into the recycle bin and drops its associations from both ends. */
+async function archiveObject(
+  ctx: ProviderContext,
+  getState: GetState,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const route = openObjectRoute(req, reply, ctx, getState, 'write');
+  if (!route) return reply;
+  const { objectId } = req.params as { objectId: string };
+  const record = route.caller.portal.objects[route.type].get(objectId);
+  if (!record) return sendObjectNotFound(reply, objectId);
+  // Archiving twice is not an error at HubSpot: the record is simply in the recycle bin.
+  if (!record.archived) {
+    const now = ctx.clock();
+    record.archived = true;
+    record.archivedAt = now;
+    record.updatedAt = now;
+    for (const other of OBJECT_TYPES) {
+      for (const id of record.associations.get(other) ?? []) {
+        route.caller.portal.objects[other].get(id)?.associations.get(route.type)?.delete(record.id);
       }
-      record.associations.clear();
     }
-    return reply.code(204).send();
-  });
+    record.associations.clear();
+  }
+  return reply.code(204).send();
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseBasicCredentials } from '../../core/oauth-routes.js';
+import { parseBasicCredentials } from '../../core/oauth-requests.js';
 import type { OAuthProfile, ProviderContext } from '../../core/types.js';
 import { requestId, sendNotionError } from './errors.js';
 import { isRecord } from './rich-text.js';

@@ -1,101 +1,45 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
+import type { ProviderContext } from '../../../core/types.js';
 import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
 import { acceptEmptyJson, sendGoogleError } from '../shared.js';
 import type { GoogleDataOf } from '../user-data.js';
+import {
+  badParam,
+  bodyOf,
+  type CalendarRoutes,
+  decodePageToken,
+  defaultReminders,
+  encodePageToken,
+  encodeSyncToken,
+  locateEvent,
+  notFound,
+  parseMaxResults,
+  type Query,
+  requireWriter,
+  resolveCalendar,
+  sendInputError,
+  writeParams,
+} from './api.js';
+import { listEvents, listInstances } from './event-list.js';
+import { writeEvent } from './event-write.js';
 import {
   type CalendarEntry,
   type CalendarEvent,
   type CalendarInputError,
   eventIdFor,
-  instanceOf,
   instancesOf,
   isoMs,
   isValidEventId,
-  matchesQuery,
   nextEtag,
-  occurrenceFor,
-  parseInstanceId,
   type StoredEvent,
   timingOf,
-  writeEvent,
 } from './model.js';
-import type { CalendarData } from './seed.js';
 import { parseDateTime } from './time.js';
 
 export type { CalendarData } from './seed.js';
 export { seedCalendar } from './seed.js';
 
 const SERVICE = 'calendar-json.googleapis.com';
-const DAY_MS = 86_400_000;
-/** How far ahead an open-ended recurrence is expanded when the query sets no timeMax. */
-const OPEN_HORIZON_MS = 730 * DAY_MS;
-
-type Query = Record<string, string | undefined>;
-
-function badParam(reply: FastifyReply, location: string, message = 'Invalid Value', reason = 'invalid') {
-  return sendGoogleError(reply, 400, message, { reason, location, locationType: 'parameter' });
-}
-
-function notFound(reply: FastifyReply) {
-  return sendGoogleError(reply, 404, 'Not Found', { reason: 'notFound' });
-}
-
-function sendInputError(reply: FastifyReply, e: CalendarInputError) {
-  return sendGoogleError(reply, e.status, e.message, { reason: e.reason, location: e.location });
-}
-
-function parseBool(value: string | undefined): boolean {
-  return value === 'true';
-}
-
-/** Page tokens are opaque to clients; an offset is all the emulator needs to resume. */
-function encodePageToken(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-}
-
-function decodePageToken(token: string): number | null {
-  try {
-    const o = (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { o?: unknown }).o;
-    return typeof o === 'number' && Number.isInteger(o) && o >= 0 ? o : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Sync tokens carry the instant of the listing; a later sync returns what changed since. */
-function encodeSyncToken(ms: number): string {
-  return `CP${Buffer.from(JSON.stringify({ s: ms })).toString('base64url')}`;
-}
-
-function decodeSyncToken(token: string): number | null {
-  if (!token.startsWith('CP')) return null;
-  try {
-    const s = (JSON.parse(Buffer.from(token.slice(2), 'base64url').toString('utf8')) as { s?: unknown }).s;
-    return typeof s === 'number' ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-function parseMaxResults(value: string | undefined, fallback: number, ceiling: number): number | null {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) return null;
-  return Math.min(n, ceiling);
-}
-
-function resolveCalendar(data: CalendarData, user: EmulatedUser, id: string): CalendarEntry | undefined {
-  return data.calendars.get(id === 'primary' ? user.email : id);
-}
-
-function canWrite(calendar: CalendarEntry): boolean {
-  return calendar.accessRole === 'owner' || calendar.accessRole === 'writer';
-}
-
-function defaultReminders(calendar: CalendarEntry) {
-  return canWrite(calendar) ? [{ method: 'popup', minutes: 10 }] : [];
-}
 
 function listEntry(c: CalendarEntry) {
   const out: Record<string, unknown> = {
@@ -136,36 +80,6 @@ const ACCESS_RANK: Record<CalendarEntry['accessRole'], number> = {
   owner: 3,
 };
 
-interface Located {
-  stored: StoredEvent;
-  /** Set when the id names one instance of a recurring event. */
-  instanceKey?: string;
-  event: CalendarEvent;
-}
-
-/** Finds an event or one instance of a recurring event (`<id>_<start>`), as events.get accepts both. */
-function locateEvent(
-  events: Map<string, StoredEvent>,
-  eventId: string,
-  calendar: CalendarEntry,
-): Located | undefined {
-  const stored = events.get(eventId);
-  if (stored) return { stored, event: stored.resource };
-  const parsed = parseInstanceId(eventId);
-  if (!parsed) return undefined;
-  const master = events.get(parsed.masterId);
-  if (!master?.resource.recurrence) return undefined;
-  const exception = master.exceptions.get(parsed.key);
-  if (exception) return { stored: master, instanceKey: parsed.key, event: exception };
-  const occurrence = occurrenceFor(master, parsed.key, calendar.timeZone);
-  if (!occurrence) return undefined;
-  return {
-    stored: master,
-    instanceKey: parsed.key,
-    event: instanceOf(master.resource, occurrence, calendar.timeZone),
-  };
-}
-
 export function registerCalendarRoutes(
   app: FastifyInstance,
   ctx: ProviderContext,
@@ -175,18 +89,6 @@ export function registerCalendarRoutes(
     acceptEmptyJson(scope);
     calendarRoutes(scope, ctx, dataOf);
   });
-}
-
-/** What every group of calendar routes needs: the emulator, the user's data and the scope check. */
-interface CalendarRoutes {
-  ctx: ProviderContext;
-  dataOf: GoogleDataOf;
-  auth(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    anyOf: readonly string[],
-    method: string,
-  ): ReturnType<typeof authorizeGoogle>;
 }
 
 function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: GoogleDataOf): void {
@@ -200,33 +102,6 @@ function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
   eventReadRoutes(app, routes);
   eventWriteRoutes(app, routes);
   freeBusyRoutes(app, routes);
-}
-
-function writeParams(reply: FastifyReply, q: Query): { conferenceDataVersion: number } | null {
-  const version = q.conferenceDataVersion === undefined ? 0 : Number(q.conferenceDataVersion);
-  if (!Number.isInteger(version) || version < 0 || version > 1) {
-    badParam(reply, 'conferenceDataVersion');
-    return null;
-  }
-  if (q.sendUpdates !== undefined && !['all', 'externalOnly', 'none'].includes(q.sendUpdates)) {
-    badParam(reply, 'sendUpdates');
-    return null;
-  }
-  return { conferenceDataVersion: version };
-}
-
-function requireWriter(reply: FastifyReply, calendar: CalendarEntry): boolean {
-  if (canWrite(calendar)) return true;
-  sendGoogleError(reply, 403, 'You need to have writer access to this calendar.', {
-    reason: 'requiredAccessLevel',
-  });
-  return false;
-}
-
-function bodyOf(req: FastifyRequest): Record<string, unknown> | null {
-  return req.body && typeof req.body === 'object' && !Array.isArray(req.body)
-    ? (req.body as Record<string, unknown>)
-    : null;
 }
 
 /** The user's calendar list and calendars. */
@@ -282,167 +157,16 @@ function calendarListRoutes(app: FastifyInstance, { ctx, dataOf, auth }: Calenda
 }
 
 /** Listing (with recurrence expansion, sync tokens and paging) and reading events. */
-function eventReadRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+function eventReadRoutes(app: FastifyInstance, routes: CalendarRoutes): void {
+  const { dataOf, auth } = routes;
   const scopes = GOOGLE_API_SCOPES;
-  app.get<{ Params: { calendarId: string } }>(
-    '/calendar/v3/calendars/:calendarId/events',
-    async (req, reply) => {
-      const who = auth(req, reply, scopes.calendar.read, 'Events.List');
-      if (!who) return reply;
-      const q = req.query as Query;
-      const data = dataOf(who.user.id).calendar;
-      const calendar = resolveCalendar(data, who.user, req.params.calendarId);
-      if (!calendar) return notFound(reply);
-      const events = data.events.get(calendar.id) ?? new Map<string, StoredEvent>();
-
-      const singleEvents = parseBool(q.singleEvents);
-      if (q.orderBy !== undefined) {
-        if (q.orderBy !== 'startTime' && q.orderBy !== 'updated') return badParam(reply, 'orderBy');
-        if (q.orderBy === 'startTime' && !singleEvents) {
-          return badParam(
-            reply,
-            'orderBy',
-            'The requested ordering is not available for the particular query.',
-          );
-        }
-      }
-      const max = parseMaxResults(q.maxResults, 250, 2500);
-      if (max === null) return badParam(reply, 'maxResults');
-      const timeMin = q.timeMin === undefined ? undefined : parseDateTime(q.timeMin);
-      const timeMax = q.timeMax === undefined ? undefined : parseDateTime(q.timeMax);
-      const updatedMin = q.updatedMin === undefined ? undefined : parseDateTime(q.updatedMin);
-      if (timeMin === null || timeMax === null || updatedMin === null) {
-        return sendGoogleError(reply, 400, 'Bad Request', { reason: 'badRequest' });
-      }
-      if (timeMin !== undefined && timeMax !== undefined && timeMin >= timeMax) {
-        return badParam(reply, 'timeMax', 'The specified time range is empty.', 'timeRangeEmpty');
-      }
-      let changedSince = updatedMin;
-      if (q.syncToken !== undefined) {
-        if (q.timeMin || q.timeMax || q.q || q.orderBy || q.updatedMin || q.iCalUID) {
-          return badParam(reply, 'syncToken', 'Sync token cannot be used with other request restrictions.');
-        }
-        const since = decodeSyncToken(q.syncToken);
-        if (since === null) {
-          return sendGoogleError(reply, 410, 'Sync token is no longer valid, a full sync is required.', {
-            reason: 'fullSyncRequired',
-          });
-        }
-        changedSince = since;
-      }
-      // Deleted events only appear when asked for, or in incremental results.
-      const showDeleted = parseBool(q.showDeleted) || changedSince !== undefined;
-      const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
-      if (offset === null) return badParam(reply, 'pageToken');
-
-      const horizon = (ev: CalendarEvent) =>
-        timeMax ??
-        Math.max(ctx.clock(), timeMin ?? 0, timingOf(ev, calendar.timeZone).startMs) + OPEN_HORIZON_MS;
-      const overlaps = (ev: CalendarEvent) => {
-        const t = timingOf(ev, calendar.timeZone);
-        return (timeMin === undefined || t.endMs > timeMin) && (timeMax === undefined || t.startMs < timeMax);
-      };
-      const keep = (ev: CalendarEvent) =>
-        (showDeleted || ev.status !== 'cancelled') &&
-        (changedSince === undefined || Date.parse(ev.updated) >= changedSince) &&
-        (q.q === undefined || matchesQuery(ev, q.q)) &&
-        (q.iCalUID === undefined || ev.iCalUID === q.iCalUID);
-
-      const items: CalendarEvent[] = [];
-      for (const stored of events.values()) {
-        const ev = stored.resource;
-        if (!ev.recurrence) {
-          if (keep(ev) && overlaps(ev)) items.push(ev);
-          continue;
-        }
-        if (ev.status === 'cancelled') {
-          if (keep(ev)) items.push(ev);
-          continue;
-        }
-        const instances = instancesOf(stored, calendar.timeZone, horizon(ev));
-        if (singleEvents) {
-          items.push(...instances.filter((i) => keep(i) && overlaps(i)));
-        } else {
-          if (keep(ev) && instances.some(overlaps)) items.push(ev);
-          // Changed instances are listed beside their master, as Calendar does.
-          for (const ex of stored.exceptions.values()) if (keep(ex) && overlaps(ex)) items.push(ex);
-        }
-      }
-      if (q.orderBy === 'startTime') {
-        items.sort(
-          (a, b) =>
-            timingOf(a, calendar.timeZone).startMs - timingOf(b, calendar.timeZone).startMs ||
-            a.id.localeCompare(b.id),
-        );
-      } else if (q.orderBy === 'updated') {
-        items.sort((a, b) => a.updated.localeCompare(b.updated) || a.id.localeCompare(b.id));
-      }
-
-      const page = items.slice(offset, offset + max);
-      const updated = isoMs(items.reduce((m, e) => Math.max(m, Date.parse(e.updated)), ctx.clock() - DAY_MS));
-      const body: Record<string, unknown> = {
-        kind: 'calendar#events',
-        etag: `"p${Date.parse(updated)}"`,
-        summary: calendar.summary,
-        ...(calendar.description ? { description: calendar.description } : {}),
-        updated,
-        timeZone: calendar.timeZone,
-        accessRole: calendar.accessRole,
-        defaultReminders: defaultReminders(calendar),
-      };
-      if (offset + max < items.length) body.nextPageToken = encodePageToken(offset + max);
-      else body.nextSyncToken = encodeSyncToken(ctx.clock());
-      body.items = page;
-      return reply.send(body);
-    },
+  app.get<{ Params: { calendarId: string } }>('/calendar/v3/calendars/:calendarId/events', (req, reply) =>
+    listEvents(routes, req, reply),
   );
 
   app.get<{ Params: { calendarId: string; eventId: string } }>(
     '/calendar/v3/calendars/:calendarId/events/:eventId/instances',
-    async (req, reply) => {
-      const who = auth(req, reply, scopes.calendar.read, 'Events.Instances');
-      if (!who) return reply;
-      const q = req.query as Query;
-      const data = dataOf(who.user.id).calendar;
-      const calendar = resolveCalendar(data, who.user, req.params.calendarId);
-      const stored = calendar ? data.events.get(calendar.id)?.get(req.params.eventId) : undefined;
-      if (!calendar || !stored) return notFound(reply);
-      const max = parseMaxResults(q.maxResults, 250, 2500);
-      if (max === null) return badParam(reply, 'maxResults');
-      const timeMin = q.timeMin === undefined ? undefined : parseDateTime(q.timeMin);
-      const timeMax = q.timeMax === undefined ? undefined : parseDateTime(q.timeMax);
-      if (timeMin === null || timeMax === null)
-        return sendGoogleError(reply, 400, 'Bad Request', { reason: 'badRequest' });
-      const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
-      if (offset === null) return badParam(reply, 'pageToken');
-      const horizon = (ev: CalendarEvent) =>
-        timeMax ??
-        Math.max(ctx.clock(), timeMin ?? 0, timingOf(ev, calendar.timeZone).startMs) + OPEN_HORIZON_MS;
-      const items = (
-        stored.resource.recurrence
-          ? instancesOf(stored, calendar.timeZone, horizon(stored.resource))
-          : [stored.resource]
-      ).filter((ev) => {
-        const t = timingOf(ev, calendar.timeZone);
-        return (
-          (parseBool(q.showDeleted) || ev.status !== 'cancelled') &&
-          (timeMin === undefined || t.endMs > timeMin) &&
-          (timeMax === undefined || t.startMs < timeMax)
-        );
-      });
-      const body: Record<string, unknown> = {
-        kind: 'calendar#events',
-        etag: stored.resource.etag,
-        summary: calendar.summary,
-        updated: stored.resource.updated,
-        timeZone: calendar.timeZone,
-        accessRole: calendar.accessRole,
-        defaultReminders: defaultReminders(calendar),
-      };
-      if (offset + max < items.length) body.nextPageToken = encodePageToken(offset + max);
-      body.items = items.slice(offset, offset + max);
-      return reply.send(body);
-    },
+    (req, reply) => listInstances(routes, req, reply),
   );
 
   app.get<{ Params: { calendarId: string; eventId: string } }>(
@@ -461,77 +185,14 @@ function eventReadRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRo
 }
 
 /** Creating, changing (patch merges, put replaces) and deleting events. */
-function eventWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+function eventWriteRoutes(app: FastifyInstance, routes: CalendarRoutes): void {
+  const { ctx, dataOf, auth } = routes;
   const scopes = GOOGLE_API_SCOPES;
-  app.post<{ Params: { calendarId: string } }>(
-    '/calendar/v3/calendars/:calendarId/events',
-    async (req, reply) => {
-      const who = auth(req, reply, scopes.calendar.write, 'Events.Insert');
-      if (!who) return reply;
-      const params = writeParams(reply, req.query as Query);
-      if (!params) return reply;
-      const data = dataOf(who.user.id).calendar;
-      const calendar = resolveCalendar(data, who.user, req.params.calendarId);
-      if (!calendar) return notFound(reply);
-      if (!requireWriter(reply, calendar)) return reply;
-      const body = bodyOf(req);
-      if (!body) return sendGoogleError(reply, 400, 'Missing end time.', { reason: 'required' });
-      const events = data.events.get(calendar.id) as Map<string, StoredEvent>;
-      let newId: string | undefined;
-      if (body.id !== undefined) {
-        if (typeof body.id !== 'string' || !isValidEventId(body.id)) {
-          return sendGoogleError(reply, 400, 'Invalid resource id value.', { reason: 'invalid' });
-        }
-        if (events.has(body.id)) {
-          return sendGoogleError(reply, 409, 'The requested identifier already exists.', {
-            reason: 'duplicate',
-          });
-        }
-        newId = body.id;
-      }
-      const event = writeEvent(body, {
-        calendar,
-        user: who.user,
-        now: ctx.clock(),
-        conferenceDataVersion: params.conferenceDataVersion,
-        merge: false,
-        newId: newId ?? eventIdFor(),
-      });
-      if ('message' in event) return sendInputError(reply, event as CalendarInputError);
-      events.set(event.id, { resource: event as CalendarEvent, exceptions: new Map() });
-      return reply.send(event);
-    },
+  app.post<{ Params: { calendarId: string } }>('/calendar/v3/calendars/:calendarId/events', (req, reply) =>
+    insertEvent(routes, req, reply),
   );
-
-  const change = (merge: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
-    const { calendarId, eventId } = req.params as { calendarId: string; eventId: string };
-    const who = auth(req, reply, scopes.calendar.write, merge ? 'Events.Patch' : 'Events.Update');
-    if (!who) return reply;
-    const params = writeParams(reply, req.query as Query);
-    if (!params) return reply;
-    const data = dataOf(who.user.id).calendar;
-    const calendar = resolveCalendar(data, who.user, calendarId);
-    const events = calendar ? data.events.get(calendar.id) : undefined;
-    const found = calendar && events ? locateEvent(events, eventId, calendar) : undefined;
-    if (!calendar || !found) return notFound(reply);
-    if (!requireWriter(reply, calendar)) return reply;
-    const body = bodyOf(req) ?? {};
-    const event = writeEvent(found.instanceKey ? { ...body, recurrence: null } : body, {
-      calendar,
-      user: who.user,
-      now: ctx.clock(),
-      conferenceDataVersion: params.conferenceDataVersion,
-      merge,
-      existing: found.event,
-    });
-    if ('message' in event) return sendInputError(reply, event as CalendarInputError);
-    const updated = event as CalendarEvent;
-    if (found.instanceKey) found.stored.exceptions.set(found.instanceKey, updated);
-    else found.stored.resource = updated;
-    return reply.send(updated);
-  };
-  app.patch('/calendar/v3/calendars/:calendarId/events/:eventId', change(true));
-  app.put('/calendar/v3/calendars/:calendarId/events/:eventId', change(false));
+  app.patch('/calendar/v3/calendars/:calendarId/events/:eventId', changeEvent(routes, true));
+  app.put('/calendar/v3/calendars/:calendarId/events/:eventId', changeEvent(routes, false));
 
   app.delete<{ Params: { calendarId: string; eventId: string } }>(
     '/calendar/v3/calendars/:calendarId/events/:eventId',
@@ -562,6 +223,79 @@ function eventWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarR
       return reply.code(204).send();
     },
   );
+}
+
+/** events.insert, with a client-chosen id when given (it must be base32hex and not taken). */
+async function insertEvent(
+  { ctx, dataOf, auth }: CalendarRoutes,
+  req: FastifyRequest<{ Params: { calendarId: string } }>,
+  reply: FastifyReply,
+) {
+  const who = auth(req, reply, GOOGLE_API_SCOPES.calendar.write, 'Events.Insert');
+  if (!who) return reply;
+  const params = writeParams(reply, req.query as Query);
+  if (!params) return reply;
+  const data = dataOf(who.user.id).calendar;
+  const calendar = resolveCalendar(data, who.user, req.params.calendarId);
+  if (!calendar) return notFound(reply);
+  if (!requireWriter(reply, calendar)) return reply;
+  const body = bodyOf(req);
+  if (!body) return sendGoogleError(reply, 400, 'Missing end time.', { reason: 'required' });
+  const events = data.events.get(calendar.id) as Map<string, StoredEvent>;
+  let newId: string | undefined;
+  if (body.id !== undefined) {
+    if (typeof body.id !== 'string' || !isValidEventId(body.id)) {
+      return sendGoogleError(reply, 400, 'Invalid resource id value.', { reason: 'invalid' });
+    }
+    if (events.has(body.id)) {
+      return sendGoogleError(reply, 409, 'The requested identifier already exists.', {
+        reason: 'duplicate',
+      });
+    }
+    newId = body.id;
+  }
+  const event = writeEvent(body, {
+    calendar,
+    user: who.user,
+    now: ctx.clock(),
+    conferenceDataVersion: params.conferenceDataVersion,
+    merge: false,
+    newId: newId ?? eventIdFor(),
+  });
+  if ('message' in event) return sendInputError(reply, event as CalendarInputError);
+  events.set(event.id, { resource: event as CalendarEvent, exceptions: new Map() });
+  return reply.send(event);
+}
+
+/** events.patch (merge) or events.update; an instance id changes that instance alone. */
+function changeEvent({ ctx, dataOf, auth }: CalendarRoutes, merge: boolean) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const { calendarId, eventId } = req.params as { calendarId: string; eventId: string };
+    const who = auth(req, reply, GOOGLE_API_SCOPES.calendar.write, merge ? 'Events.Patch' : 'Events.Update');
+    if (!who) return reply;
+    const params = writeParams(reply, req.query as Query);
+    if (!params) return reply;
+    const data = dataOf(who.user.id).calendar;
+    const calendar = resolveCalendar(data, who.user, calendarId);
+    const events = calendar ? data.events.get(calendar.id) : undefined;
+    const found = calendar && events ? locateEvent(events, eventId, calendar) : undefined;
+    if (!calendar || !found) return notFound(reply);
+    if (!requireWriter(reply, calendar)) return reply;
+    const body = bodyOf(req) ?? {};
+    const event = writeEvent(found.instanceKey ? { ...body, recurrence: null } : body, {
+      calendar,
+      user: who.user,
+      now: ctx.clock(),
+      conferenceDataVersion: params.conferenceDataVersion,
+      merge,
+      existing: found.event,
+    });
+    if ('message' in event) return sendInputError(reply, event as CalendarInputError);
+    const updated = event as CalendarEvent;
+    if (found.instanceKey) found.stored.exceptions.set(found.instanceKey, updated);
+    else found.stored.resource = updated;
+    return reply.send(updated);
+  };
 }
 
 /** Busy intervals across calendars. */

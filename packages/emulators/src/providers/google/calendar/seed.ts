@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
-import { type CalendarEntry, type CalendarEvent, eventIdFor, type StoredEvent, writeEvent } from './model.js';
+import { writeEvent } from './event-write.js';
+import { type CalendarEntry, type CalendarEvent, eventIdFor, type StoredEvent } from './model.js';
 import { addDays, formatDate, localPartsAt, weekdayOf } from './time.js';
 
 /** One emulated user's calendars and, per calendar id, their events. */
@@ -102,7 +103,30 @@ export function seedCalendar(user: EmulatedUser, ctx: ProviderContext): Calendar
     calendars: new Map([primary, team, shared].map((c) => [c.id, c])),
     events: new Map([primary, team, shared].map((c) => [c.id, new Map()])),
   };
+  const seed = eventSeeder(user, persona, data, now);
+  seedOwnEvents(seed, primary, user, persona);
+  seedTeamAndOnCallEvents(seed, team, shared, persona);
+  return data;
+}
 
+type SeedTime = { dateTime: string; timeZone: string };
+
+/** Dates relative to the user's today, and the way a seed event is stored. */
+interface EventSeeder {
+  /** Stores the event written from `body`; its id derives from the user and `name`. */
+  add(calendar: CalendarEntry, name: string, body: Record<string, unknown>, conference?: boolean): void;
+  /** The date `offset` days from today. */
+  day(offset: number): string;
+  /** A time of the day `offset` days from today. */
+  at(offset: number, time: string): SeedTime;
+  /** A time of a weekday (0 = Monday) in the week `weeks` weeks from this one. */
+  weekDay(weeks: number, weekday: number, time: string): SeedTime;
+  /** Monday of this week. */
+  monday: { year: number; month: number; day: number };
+}
+
+function eventSeeder(user: EmulatedUser, persona: Persona, data: CalendarData, now: number): EventSeeder {
+  const tz = persona.timeZone;
   const today = localPartsAt(now, tz);
   const monday = addDays(today, -((weekdayOf(today) + 6) % 7));
   const day = (offset: number) => formatDate(addDays(today, offset));
@@ -130,7 +154,16 @@ export function seedCalendar(user: EmulatedUser, ctx: ProviderContext): Calendar
     const stored: StoredEvent = { resource: event as CalendarEvent, exceptions: new Map() };
     data.events.get(calendar.id)?.set(event.id, stored);
   };
+  return { add, day, at, weekDay, monday };
+}
 
+/** The user's own calendar: a weekly sync, a 1:1 with a Meet link, lunch, focus time, a conference. */
+function seedOwnEvents(
+  { add, day, at, weekDay }: EventSeeder,
+  primary: CalendarEntry,
+  user: EmulatedUser,
+  persona: Persona,
+): void {
   add(primary, 'weekly-sync', {
     summary: 'Weekly team sync',
     description: `Agenda and notes for the ${persona.teamCalendar} team.`,
@@ -175,6 +208,14 @@ export function seedCalendar(user: EmulatedUser, ctx: ProviderContext): Calendar
     end: { date: day(9) },
     transparency: 'transparent',
   });
+}
+
+function seedTeamAndOnCallEvents(
+  { add, at, weekDay, monday }: EventSeeder,
+  team: CalendarEntry,
+  shared: CalendarEntry,
+  persona: Persona,
+): void {
   add(team, 'standup', {
     summary: 'Daily standup',
     start: weekDay(-1, 0, '09:30'),
@@ -192,5 +233,4 @@ export function seedCalendar(user: EmulatedUser, ctx: ProviderContext): Calendar
     start: { date: formatDate(monday) },
     end: { date: formatDate(addDays(monday, 7)) },
   });
-  return data;
 }

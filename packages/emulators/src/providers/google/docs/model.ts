@@ -4,6 +4,8 @@
  * belong to the paragraph's closing newline, in order, so the k-th newline carries paragraph k.
  */
 
+import { createHash, randomBytes } from 'node:crypto';
+
 export type TextStyle = Record<string, unknown>;
 export type ParagraphStyle = Record<string, unknown>;
 
@@ -32,6 +34,19 @@ export interface DocumentModel {
   revisionId: string;
   /** Earlier revisions still accepted as `targetRevisionId`. */
   pastRevisions: string[];
+}
+
+/** Revision ids look like Google's; a seed makes one that never changes. */
+export function revisionId(seed?: string): string {
+  const bytes = seed ? createHash('sha256').update(seed).digest() : randomBytes(32);
+  return `ALBJ4L${bytes.toString('base64url')}`;
+}
+
+/** A heading paragraph's id, as Docs gives every heading one; a seed makes one that never changes. */
+export function headingId(seed?: string): string {
+  const bytes = seed ? createHash('sha256').update(seed).digest() : randomBytes(16);
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return `h.${[...bytes.subarray(0, 12)].map((b) => alphabet[b % alphabet.length]).join('')}`;
 }
 
 /** A batchUpdate request Google refuses; the message is sent as is with a 400. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../../core/types.js';
-import { notionRoute } from '../api.js';
+import { type NotionCall, notionRoute } from '../api.js';
 import { blockTypeKeys, parseBlockContent, parseBlockRequests } from '../block-content.js';
 import { notFound, shapeError, validationError } from '../errors.js';
 import { parseId } from '../ids.js';
@@ -57,6 +57,74 @@ function render(ws: Workspace, id: string): Record<string, unknown> {
   return block;
 }
 
+/**
+ * Updates a block's content or trash state. The type keys in the body must name the block's own
+ * type: Notion never changes a block's type in place.
+ */
+function updateBlock({ ws, params, body, botId, now }: NotionCall): Record<string, unknown> {
+  const id = pathId(params.block_id, 'block_id');
+  const record = findBlockLike(ws, id);
+  const block = ws.blocks.get(id);
+  const page = ws.pages.get(id);
+  const actualType = block?.type ?? (page ? 'child_page' : 'child_database');
+  const trash = trashFlag(body);
+  const typeKeys = blockTypeKeys(body);
+  if (typeof body.type === 'string' && body.type !== actualType) typeKeys.push(body.type);
+  const mismatch = typeKeys.find((key) => key !== actualType);
+  if (mismatch) {
+    throw validationError(
+      `Block type mismatch: block ${id} is a ${actualType} block, but the request updates it as ${mismatch}. A block's type cannot be changed; delete it and append a new one.`,
+    );
+  }
+  if (record.inTrash && trash !== false) {
+    throw validationError("Can't edit block that is archived. You must unarchive the block before editing.");
+  }
+  if (trash !== undefined) setTrashed(ws, record, trash, botId, now);
+  const payload = body[actualType];
+  if (payload !== undefined) {
+    if (!isRecord(payload)) throw shapeError('body', actualType, 'an object', payload);
+    if (payload.children !== undefined)
+      throw shapeError('body', `${actualType}.children`, 'not present', payload.children);
+    if (block) {
+      block.content = parseBlockContent(actualType, payload, actualType, mentionResolver(ws), block.content);
+    } else if (page && payload.title !== undefined) {
+      if (typeof payload.title !== 'string')
+        throw shapeError('body', 'child_page.title', 'a string', payload.title);
+      page.values.set('title', [text(payload.title)]);
+    }
+    touch(record, botId, now);
+  }
+  return render(ws, id);
+}
+
+/** Appends children at the end, or just after the child `after` names. */
+function appendChildren({ ws, params, body, botId, now }: NotionCall): Record<string, unknown> {
+  const id = pathId(params.block_id, 'block_id');
+  const parent = findBlockLike(ws, id);
+  assertEditable(parent, 'block');
+  const block = ws.blocks.get(id);
+  if (block && LEAF_TYPES.has(block.type)) {
+    throw validationError(`Block ${id} is a ${block.type} block, which cannot have children.`);
+  }
+  if (body.children === undefined) throw shapeError('body', 'children', 'defined', undefined);
+  const requests = parseBlockRequests(body.children, 'children', mentionResolver(ws));
+  const siblings = childIdsOf(ws, id);
+  let index = siblings.length;
+  if (body.after !== undefined) {
+    const after = parseId(body.after);
+    if (!after) throw shapeError('body', 'after', 'a valid uuid', body.after);
+    const position = siblings.indexOf(after);
+    if (position < 0)
+      throw validationError(
+        `Block ${after} is not a child of ${id}; \`after\` must name a child of the parent.`,
+      );
+    index = position + 1;
+  }
+  const created = insertBlocks(ws, id, requests, index, botId, now);
+  touch(parent, botId, now);
+  return listBody({ items: created.map((b) => render(ws, b.id)), nextCursor: null }, 'block');
+}
+
 export function registerBlockRoutes(
   app: FastifyInstance,
   ctx: ProviderContext,
@@ -67,52 +135,7 @@ export function registerBlockRoutes(
     notionRoute(ctx, getState, ({ ws, params }) => render(ws, pathId(params.block_id, 'block_id'))),
   );
 
-  app.patch(
-    '/v1/blocks/:block_id',
-    notionRoute(ctx, getState, ({ ws, params, body, botId, now }) => {
-      const id = pathId(params.block_id, 'block_id');
-      const record = findBlockLike(ws, id);
-      const block = ws.blocks.get(id);
-      const page = ws.pages.get(id);
-      const actualType = block?.type ?? (page ? 'child_page' : 'child_database');
-      const trash = trashFlag(body);
-      const typeKeys = blockTypeKeys(body);
-      if (typeof body.type === 'string' && body.type !== actualType) typeKeys.push(body.type);
-      const mismatch = typeKeys.find((key) => key !== actualType);
-      if (mismatch) {
-        throw validationError(
-          `Block type mismatch: block ${id} is a ${actualType} block, but the request updates it as ${mismatch}. A block's type cannot be changed; delete it and append a new one.`,
-        );
-      }
-      if (record.inTrash && trash !== false) {
-        throw validationError(
-          "Can't edit block that is archived. You must unarchive the block before editing.",
-        );
-      }
-      if (trash !== undefined) setTrashed(ws, record, trash, botId, now);
-      const payload = body[actualType];
-      if (payload !== undefined) {
-        if (!isRecord(payload)) throw shapeError('body', actualType, 'an object', payload);
-        if (payload.children !== undefined)
-          throw shapeError('body', `${actualType}.children`, 'not present', payload.children);
-        if (block) {
-          block.content = parseBlockContent(
-            actualType,
-            payload,
-            actualType,
-            mentionResolver(ws),
-            block.content,
-          );
-        } else if (page && payload.title !== undefined) {
-          if (typeof payload.title !== 'string')
-            throw shapeError('body', 'child_page.title', 'a string', payload.title);
-          page.values.set('title', [text(payload.title)]);
-        }
-        touch(record, botId, now);
-      }
-      return render(ws, id);
-    }),
-  );
+  app.patch('/v1/blocks/:block_id', notionRoute(ctx, getState, updateBlock));
 
   app.delete(
     '/v1/blocks/:block_id',
@@ -139,33 +162,5 @@ export function registerBlockRoutes(
     }),
   );
 
-  app.patch(
-    '/v1/blocks/:block_id/children',
-    notionRoute(ctx, getState, ({ ws, params, body, botId, now }) => {
-      const id = pathId(params.block_id, 'block_id');
-      const parent = findBlockLike(ws, id);
-      assertEditable(parent, 'block');
-      const block = ws.blocks.get(id);
-      if (block && LEAF_TYPES.has(block.type)) {
-        throw validationError(`Block ${id} is a ${block.type} block, which cannot have children.`);
-      }
-      if (body.children === undefined) throw shapeError('body', 'children', 'defined', undefined);
-      const requests = parseBlockRequests(body.children, 'children', mentionResolver(ws));
-      const siblings = childIdsOf(ws, id);
-      let index = siblings.length;
-      if (body.after !== undefined) {
-        const after = parseId(body.after);
-        if (!after) throw shapeError('body', 'after', 'a valid uuid', body.after);
-        const position = siblings.indexOf(after);
-        if (position < 0)
-          throw validationError(
-            `Block ${after} is not a child of ${id}; \`after\` must name a child of the parent.`,
-          );
-        index = position + 1;
-      }
-      const created = insertBlocks(ws, id, requests, index, botId, now);
-      touch(parent, botId, now);
-      return listBody({ items: created.map((b) => render(ws, b.id)), nextCursor: null }, 'block');
-    }),
-  );
+  app.patch('/v1/blocks/:block_id/children', notionRoute(ctx, getState, appendChildren));
 }
