@@ -99,6 +99,25 @@ describe('architecture', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('keeps every emulator function within 100 lines (a route function is a list of endpoints)', () => {
+    const long = sourceFiles(path.join(root, 'emulators/src')).flatMap((file) => {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const found: string[] = [];
+      let start = -1;
+      let name = '';
+      lines.forEach((line, i) => {
+        const opening = /^(?:export )?(?:async )?function (\w+)/.exec(line);
+        if (opening) [start, name] = [i, opening[1]!];
+        if (start >= 0 && line === '}') {
+          if (i - start + 1 > 100) found.push(`${path.relative(root, file)} ${name}: ${i - start + 1} lines`);
+          start = -1;
+        }
+      });
+      return found;
+    });
+    expect(long).toEqual([]);
+  });
+
   it('has no import cycles among the emulators’ files', () => {
     const emulators = path.join(root, 'emulators/src');
     const graph = new Map<string, Set<string>>();
