@@ -21,7 +21,7 @@ ENV NODE_ENV=production \
     PORTICO_HOST=0.0.0.0 \
     PORTICO_PORT=8080 \
     PORTICO_DATA_DIR=/data \
-    NODE_OPTIONS=--max-semi-space-size=32
+    NODE_OPTIONS="--max-semi-space-size=32 --initial-old-space-size=128"
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules

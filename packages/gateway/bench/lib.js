@@ -9,6 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { submitConsent } from '@portico/emulators';
 import pg from 'pg';
+import { NODE_FLAGS } from '../dist/node-flags.js';
+
+export { NODE_FLAGS };
 
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 export const EMULATORS_BIN = fileURLToPath(new URL('../../emulators/dist/bin.js', import.meta.url));
@@ -70,7 +73,7 @@ export async function startGateway(env) {
       ...env,
     },
     `${url}/readyz`,
-    (process.env.BENCH_GATEWAY_NODE_ARGS ?? '--max-semi-space-size=32').split(' ').filter(Boolean),
+    (process.env.BENCH_GATEWAY_NODE_ARGS ?? NODE_FLAGS.join(' ')).split(' ').filter(Boolean),
   );
   const creds = /client_id:\s+(\S+)\n\s+client_secret:\s+(\S+)/.exec(started.output());
   return { ...started, url, creds: creds && { id: creds[1], secret: creds[2] } };

@@ -8,7 +8,9 @@
 // Then, when nginx is installed, the gateway against nginx configured as the same credential-injecting
 // reverse proxy: CPU per request of each for a small GET, a 256 KiB download and a 1 MiB upload,
 // alternating for --nginx-rounds rounds (the gateway's first and last rounds show whether its cost
-// grows with the process's age).
+// grows with the process's age). The same rounds measure the Node floor (./node-floor.js: Node's
+// HTTP server and undici with nothing of Portico), which splits the ratio into what Node costs and
+// what Portico's own code adds.
 // Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn --nginx-rounds 10]
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -25,6 +27,7 @@ import {
   gatewayToken,
   LOAD_GENERATOR,
   load,
+  NODE_FLAGS,
   postgresSchema,
   rssOf,
   startGateway,
@@ -32,6 +35,8 @@ import {
   stop,
 } from './lib.js';
 import { findNginx, startNginx } from './nginx.js';
+
+const NODE_FLOOR = new URL('./node-floor.js', import.meta.url).pathname;
 
 const { values } = parseArgs({
   options: {
@@ -217,15 +222,26 @@ async function versusNginx(gw, token) {
     return;
   }
   const DRIVE_SCOPES = ['https://www.googleapis.com/auth/drive'];
-  const nginx = await startNginx(found.bin, emulatorUrl, {
+  const locations = {
     '/notion/': await directToken('notion'),
     '/google/': await directToken('google', DRIVE_SCOPES),
-  });
+  };
+  const nginx = await startNginx(found.bin, emulatorUrl, locations);
+  const floorPort = await freePort();
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
+  const floor = await startProcess(
+    NODE_FLOOR,
+    [String(floorPort), emulatorUrl, JSON.stringify(locations)],
+    {},
+    `${floorUrl}/_ready`,
+    [...NODE_FLAGS],
+  );
   try {
     const notion = { authorization: `Bearer ${token}`, connection_name: 'notion', identifier: 'bench-user' };
     const drive = { authorization: `Bearer ${token}`, connection_name: 'drive', identifier: 'bench-user' };
     const viaGateway = `${gw.url}/proxy`;
     const viaNginx = `${nginx.url}/google`;
+    const viaFloor = `${floorUrl}/google`;
     const download = 256 * 1024;
     const upload = randomBytes(1024 * 1024);
     const cases = [
@@ -234,6 +250,7 @@ async function versusNginx(gw, token) {
         target: { max: 1.5 },
         gateway: { url: `${viaGateway}/v1/users/me`, headers: notion },
         nginx: { url: `${nginx.url}/notion/v1/users/me`, headers: { 'notion-version': '2022-06-28' } },
+        floor: { url: `${floorUrl}/notion/v1/users/me`, headers: { 'notion-version': '2022-06-28' } },
       },
       {
         name: '256 KiB download',
@@ -243,6 +260,7 @@ async function versusNginx(gw, token) {
           headers: drive,
         },
         nginx: { url: `${viaNginx}/drive/v3/files/${await driveFile(viaNginx, {}, download)}?alt=media` },
+        floor: { url: `${viaFloor}/drive/v3/files/${await driveFile(viaFloor, {}, download)}?alt=media` },
       },
       {
         name: '1 MiB upload',
@@ -259,6 +277,12 @@ async function versusNginx(gw, token) {
           method: 'PATCH',
           body: upload,
         },
+        floor: {
+          url: `${viaFloor}/upload/drive/v3/files/${await driveFile(viaFloor, {}, 16)}?uploadType=media`,
+          headers: { 'content-type': 'application/octet-stream' },
+          method: 'PATCH',
+          body: upload,
+        },
       },
     ];
     const rounds = Number(values['nginx-rounds']);
@@ -269,16 +293,20 @@ async function versusNginx(gw, token) {
       const opts = { concurrency: CONCURRENCY, seconds: SECONDS };
       await load({ ...c.gateway, ...opts, seconds: 1 });
       await load({ ...c.nginx, ...opts, seconds: 1 });
+      await load({ ...c.floor, ...opts, seconds: 1 });
       const g = [];
       const n = [];
+      const f = [];
       let errors = 0;
       for (let i = 0; i < rounds; i++) {
         const gr = await measure({ ...c.gateway, ...opts }, [gw.child]);
         const nginxPids = (await nginx.pids()).map((pid) => ({ pid }));
         const nr = await measure({ ...c.nginx, ...opts }, nginxPids);
+        const fr = await measure({ ...c.floor, ...opts }, [floor.child]);
         g.push(gr.cpuUs[0]);
         n.push(nr.cpuUs.reduce((a, b) => a + b, 0));
-        errors += gr.errors + nr.errors;
+        f.push(fr.cpuUs[0]);
+        errors += gr.errors + nr.errors + fr.errors;
       }
       const ratio = median(g) / median(n);
       const drift = g[g.length - 1] / g[0];
@@ -288,11 +316,15 @@ async function versusNginx(gw, token) {
           `${errors ? `  ${errors} ERRORS` : ''}`,
       );
       console.log(
-        `    gateway rounds: ${g.map((v) => v.toFixed(0)).join(' ')} | nginx rounds: ${n.map((v) => v.toFixed(0)).join(' ')}`,
+        `    Node floor ${median(f).toFixed(1).padStart(7)} µs: gateway ÷ floor ${(median(g) / median(f)).toFixed(2)} (Portico's own code), floor ÷ nginx ${(median(f) / median(n)).toFixed(2)} (Node's HTTP server and undici)`,
+      );
+      console.log(
+        `    gateway rounds: ${g.map((v) => v.toFixed(0)).join(' ')} | nginx rounds: ${n.map((v) => v.toFixed(0)).join(' ')} | floor rounds: ${f.map((v) => v.toFixed(0)).join(' ')}`,
       );
     }
   } finally {
     await nginx.stop();
+    await stop(floor.child);
   }
 }
 

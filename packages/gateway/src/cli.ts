@@ -8,6 +8,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { ADMINS_USAGE, adminsCommand, printAdmin } from './dashboard/admins-command.js';
 import { Problem } from './errors/problem.js';
 import { createGateway, openStore } from './gateway.js';
+import { missingNodeFlags } from './node-flags.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
 import { rotateSecrets } from './secrets/rotate.js';
 import { DataDirInUseError } from './store/data-dir-lock.js';
@@ -122,18 +123,12 @@ async function start(config: Config): Promise<void> {
   if (gateway.bootstrapClient) printCredentials(gateway.bootstrapClient, config.publicUrl);
   if (gateway.bootstrapAdmin) printAdmin(gateway.bootstrapAdmin);
   gateway.logger.info({ url, public_url: config.publicUrl, database: gateway.db.kind }, 'Portico is ready');
-  if (!youngGenerationSized()) {
+  const missing = missingNodeFlags();
+  if (missing.length > 0) {
     gateway.logger.info(
-      'Start node with --max-semi-space-size=32 (or NODE_OPTIONS=--max-semi-space-size=32): with the default young generation the proxy can spend a fifth of its time collecting garbage.',
+      `Start node with ${missing.join(' ')} (or put them in NODE_OPTIONS): without them the proxy spends far more of its time collecting garbage (see the README).`,
     );
   }
-}
-
-/** Whether the V8 young generation was sized on the command line (it cannot be changed once running). */
-function youngGenerationSized(): boolean {
-  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((arg) =>
-    arg.startsWith('--max-semi-space-size'),
-  );
 }
 
 async function main(argv: string[]): Promise<number> {

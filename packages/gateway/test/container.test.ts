@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { DockerfileParser } from 'dockerfile-ast';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { NODE_FLAGS } from '../src/node-flags.js';
 
 // Images cannot be built on the test machines; these checks keep the container files honest: they
 // parse, and they run the commands the repository itself runs (CI's install and build, npm start).
@@ -41,9 +42,12 @@ describe('Dockerfile', () => {
     expect(user!.args).not.toMatch(/^(root|0)$/);
     const health = finalStage.find((i) => i.keyword === 'HEALTHCHECK')!;
     expect(health.args).toContain('/readyz');
-    // The young-generation flag npm start passes on the command line comes from NODE_OPTIONS here.
+    // The V8 flags npm start passes on the command line come from NODE_OPTIONS here: both the list.
     expect(finalStage.find((i) => i.keyword === 'ENV')!.args).toContain(
-      'NODE_OPTIONS=--max-semi-space-size=32',
+      `NODE_OPTIONS="${NODE_FLAGS.join(' ')}"`,
+    );
+    expect(packageJson.scripts.start).toContain(
+      `node ${NODE_FLAGS.join(' ')} packages/gateway/dist/cli.js start`,
     );
   });
 });

@@ -3,6 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { NODE_FLAGS } from '../../src/node-flags.js';
 import { generateMasterKey } from '../../src/secrets/keyring.js';
 import { POSTGRES_URL, uniqueSchema } from '../../test/helpers/backends.js';
 import { freePort } from '../../test/helpers/gateway.js';
@@ -97,7 +98,7 @@ export class GatewayProcess {
 
   async start(): Promise<void> {
     const began = Date.now();
-    const child = spawn(process.execPath, ['--max-semi-space-size=32', CLI, 'start'], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, CLI, 'start'], {
       env: { PATH: process.env.PATH ?? '', PORTICO_HOST: '127.0.0.1', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
