@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../src/providers/catalog.js';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool, TOOL_FORMATS } from '../src/tools/formats.js';
+import { bodyAjv } from '../src/validation/validator.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const readme = readFileSync(`${root}README.md`, 'utf8');
@@ -33,6 +34,10 @@ describe('tool catalog', () => {
       expect(tool.description.length, tool.name).toBeGreaterThan(80);
       expect(tool.description, tool.name).toMatch(/example/i);
     }
+  });
+
+  it('compiles every input schema with the engine’s validator (the engine compiles each at first call)', () => {
+    for (const tool of TOOLS) expect(typeof bodyAjv.compile(tool.input), tool.name).toBe('function');
   });
 
   it('gives every tool in every format as the LLM APIs accept it', () => {

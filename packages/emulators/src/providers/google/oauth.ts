@@ -1,4 +1,4 @@
-import { createSign, generateKeyPairSync } from 'node:crypto';
+import { createSign, generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {
   AuthFailure,
@@ -70,9 +70,11 @@ export function googleIssuesRefreshToken(
 
 /**
  * The RSA key that signs ID tokens; one per process, published at /oauth2/v3/certs so a client
- * can verify ID tokens exactly as it would Google's.
+ * can verify ID tokens exactly as it would Google's. Made at first use: generating it takes a
+ * tenth of a second or more, which every gateway start with the sandbox would otherwise pay.
  */
-const signingKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+let rsaKey: KeyPairKeyObjectResult | undefined;
+const signingKey = () => (rsaKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
 const SIGNING_KID = 'portico-emulator-1';
 
 function base64url(data: string | Buffer): string {
@@ -106,7 +108,7 @@ function idToken(issue: TokenIssue, nowMs: number): string | undefined {
     claims.family_name = family.join(' ');
   }
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
-  const signature = createSign('RSA-SHA256').update(input).sign(signingKey.privateKey);
+  const signature = createSign('RSA-SHA256').update(input).sign(signingKey().privateKey);
   return `${input}.${base64url(signature)}`;
 }
 
@@ -281,11 +283,11 @@ export function registerGoogleOAuthRoutes(app: FastifyInstance, ctx: ProviderCon
   });
 
   app.get('/oauth2/v3/certs', async (_req, reply) => {
-    const jwk = signingKey.publicKey.export({ format: 'jwk' });
+    const jwk = signingKey().publicKey.export({ format: 'jwk' });
     return reply.send({ keys: [{ ...jwk, kid: SIGNING_KID, alg: 'RS256', use: 'sig' }] });
   });
   app.get('/oauth2/v1/certs', async (_req, reply) => {
-    const pem = signingKey.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const pem = signingKey().publicKey.export({ format: 'pem', type: 'spki' }).toString();
     return reply.send({ [SIGNING_KID]: pem });
   });
 }
