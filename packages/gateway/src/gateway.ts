@@ -7,7 +7,7 @@ import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { ClientStatusCache } from './auth/client-status.js';
-import type { IssuedClient } from './auth/gateway-clients.js';
+import { GatewayClientService, type IssuedClient } from './auth/gateway-clients.js';
 import { McpTokenService } from './auth/mcp-tokens.js';
 import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
@@ -221,6 +221,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const proxy = new ProxyService({ accountTokens, http, metrics });
     const clients = new ClientStatusCache(db);
     await clients.start();
+    const gatewayClients = new GatewayClientService(db, clients);
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
     const events = new EventService(db, logger, config.eventRetentionDays);
     const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
@@ -243,6 +244,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         executions,
         proxy,
         clients,
+        gatewayClients,
         mcpTokens,
         events,
         webhooks,

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import type { GatewayClientService } from '../auth/gateway-clients.js';
 import type { McpTokenService } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
@@ -70,6 +71,7 @@ export interface AppServices {
   /** The sandbox, once mounted (see AppOptions.mount). */
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
+  gatewayClients: GatewayClientService;
   mcpTokens: McpTokenService;
   admins: AdminService;
   metrics: GatewayMetrics;
@@ -381,7 +383,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(async (own) => {
     own.addHook('preValidation', refuseUnsafeInput);
     await own.register(healthRoutes, { db: services.db });
-    await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
+    await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
     await own.register(dashboardPages);
     await own.register(adminSessionRoutes, {
@@ -403,7 +405,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
-        await api.register(clientRoutes, { db: services.db, clients: services.clients });
+        await api.register(clientRoutes, { clients: services.gatewayClients });
         await api.register(providerRoutes);
         await api.register(environmentRoutes, { redirects: services.authorization.redirects });
       },
