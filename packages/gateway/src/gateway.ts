@@ -235,7 +235,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       secureCookies: config.publicUrl.startsWith('https:'),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       services: {
-        db,
+        readiness: db,
         tokens,
         connections,
         accounts,

@@ -28,7 +28,6 @@ import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
-import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
@@ -46,7 +45,7 @@ import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { environmentRoutes } from './routes/environment.js';
 import { eventRoutes } from './routes/events.js';
-import { healthRoutes } from './routes/health.js';
+import { healthRoutes, type StoreReadiness } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -58,7 +57,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { PORTICO_VERSION } from './version.js';
 
 export interface AppServices {
-  db: Database;
+  /** The store, as far as /readyz needs it (ping, listener, kind). */
+  readiness: StoreReadiness;
   tokens: AccessTokenIssuer;
   connections: ConnectionService;
   accounts: AccountService;
@@ -382,7 +382,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
   await app.register(async (own) => {
     own.addHook('preValidation', refuseUnsafeInput);
-    await own.register(healthRoutes, { db: services.db });
+    await own.register(healthRoutes, { store: services.readiness });
     await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
     await own.register(dashboardPages);
