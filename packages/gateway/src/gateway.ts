@@ -7,7 +7,8 @@ import { AccountService } from './accounts/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { ClientStatusCache } from './auth/client-status.js';
-import type { IssuedClient } from './auth/gateway-clients.js';
+import { GatewayClientService, type IssuedClient } from './auth/gateway-clients.js';
+import { McpTokenService } from './auth/mcp-tokens.js';
 import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
@@ -19,7 +20,6 @@ import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
 import { createLogger } from './logging/logger.js';
-import { McpTokenService } from './mcp/tokens.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
@@ -221,6 +221,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const proxy = new ProxyService({ accountTokens, http, metrics });
     const clients = new ClientStatusCache(db);
     await clients.start();
+    const gatewayClients = new GatewayClientService(db, clients);
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
     const events = new EventService(db, logger, config.eventRetentionDays);
     const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
@@ -234,7 +235,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       secureCookies: config.publicUrl.startsWith('https:'),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       services: {
-        db,
+        readiness: db,
         tokens,
         connections,
         accounts,
@@ -243,6 +244,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         executions,
         proxy,
         clients,
+        gatewayClients,
         mcpTokens,
         events,
         webhooks,

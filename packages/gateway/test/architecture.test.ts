@@ -86,6 +86,28 @@ describe('architecture', () => {
     expect([...KNOWN_UPWARD].filter((e) => !upward.includes(e))).toEqual([]);
   });
 
+  it('keeps the interfaces off the store and the upstream client: they call a service', () => {
+    // Only `import type` (and `export type`) is left out: with verbatimModuleSyntax even
+    // `import { type X }` loads the module. A row type a gRPC message is mapped from is fine.
+    // Allowed: file -> what it imports, with the reason it must stay (none now).
+    const allowed = new Map<string, string>([]);
+    const statement = /(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^'";]*?from\s+'(\.[^']+)'/g;
+    const bare = /(?:^|\n)\s*import\s+'(\.[^']+)'/g;
+    const dynamic = /(?<!typeof\s*)import\(\s*'(\.[^']+)'\s*\)/g;
+    const rel = (file: string) => path.relative(src, file).split(path.sep).join('/');
+    const found = LAYERS.interfaces!.flatMap((folder) =>
+      sourceFiles(path.join(src, folder)).flatMap((file) => {
+        const text = readFileSync(file, 'utf8');
+        return [...text.matchAll(statement), ...text.matchAll(bare), ...text.matchAll(dynamic)]
+          .map((m) => path.resolve(path.dirname(file), m[1]!).replace(/\.js$/, '.ts'))
+          .filter((target) => ['store', 'upstream'].includes(folderOf(target)))
+          .map((target) => `${rel(file)} -> ${rel(target)}`);
+      }),
+    );
+    expect(found.filter((edge) => !allowed.has(edge))).toEqual([]);
+    expect([...allowed.keys()].filter((edge) => !found.includes(edge))).toEqual([]);
+  });
+
   it('keeps HTTP servers and frameworks out of the services and the layers below', () => {
     // The services answer calls; which server received them is the interfaces' business. The
     // sandbox mounts the emulators (Fastify apps) and serves them on a loopback listener of its

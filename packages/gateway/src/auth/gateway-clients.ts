@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { Problem } from '../errors/problem.js';
 import type { Database, Queryable } from '../store/db.js';
 import {
   findGatewayClient,
@@ -8,7 +9,7 @@ import {
   revokeGatewayClient,
 } from '../store/gateway-clients.js';
 import { newId, randomBase62 } from '../store/ids.js';
-import { CLIENT_CHANNEL } from './client-status.js';
+import { CLIENT_CHANNEL, type ClientStatusCache } from './client-status.js';
 
 /**
  * Gateway clients: the id and secret an application uses to reach Portico. Secrets are 190-bit
@@ -35,20 +36,29 @@ export function hashClientSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
+/** A new client's row and its secret (which is stored only as a hash). */
+async function issueClient(
+  db: Queryable,
+  environmentId: string,
+  name: string,
+): Promise<{ row: GatewayClientRow; secret: string }> {
+  const secret = SECRET_PREFIX + randomBase62(32);
+  const row = await insertGatewayClient(db, {
+    id: newId('cli'),
+    environment_id: environmentId,
+    name,
+    secret_hash: hashClientSecret(secret),
+  });
+  return { row, secret };
+}
+
 export async function createGatewayClient(
   db: Queryable,
   environmentId: string,
   name: string,
 ): Promise<IssuedClient> {
-  const id = newId('cli');
-  const secret = SECRET_PREFIX + randomBase62(32);
-  await insertGatewayClient(db, {
-    id,
-    environment_id: environmentId,
-    name,
-    secret_hash: hashClientSecret(secret),
-  });
-  return { client_id: id, client_secret: secret, name, environment_id: environmentId };
+  const { row, secret } = await issueClient(db, environmentId, name);
+  return { client_id: row.id, client_secret: secret, name, environment_id: environmentId };
 }
 
 /** The client when id and secret match and it is not revoked; otherwise undefined. */
@@ -85,4 +95,44 @@ export function toPublic(row: GatewayClientRow): GatewayClient {
     created_at: row.created_at.toISOString(),
     revoked_at: row.revoked_at?.toISOString() ?? null,
   };
+}
+
+/**
+ * Gateway clients as the API serves them, one environment at a time: list, create (the secret is
+ * returned once), revoke, and the secret check of the client_credentials grant.
+ */
+export class GatewayClientService {
+  constructor(
+    private readonly db: Database,
+    private readonly status: ClientStatusCache,
+  ) {}
+
+  /** The environment's clients, revoked ones included; never their secrets. */
+  async list(environmentId: string): Promise<GatewayClient[]> {
+    return (await listClients(this.db)).filter((c) => c.environment_id === environmentId);
+  }
+
+  async create(environmentId: string, name: string): Promise<GatewayClient & { client_secret: string }> {
+    const { row, secret } = await issueClient(this.db, environmentId, name);
+    return { ...toPublic(row), client_secret: secret };
+  }
+
+  /** Revokes an active client of the environment; its tokens stop working at once in every process. */
+  async revoke(environmentId: string, clientId: string): Promise<void> {
+    const row = await findGatewayClient(this.db, clientId);
+    if (!row || row.environment_id !== environmentId || row.revoked_at) {
+      throw new Problem(
+        'client_not_found',
+        `No active gateway client ${clientId}; GET /api/v1/clients lists them (revoked ones have revoked_at set).`,
+      );
+    }
+    await revokeClient(this.db, clientId);
+    // Other processes learn it through NOTIFY; this one forgets it now.
+    this.status.forget(clientId);
+  }
+
+  /** The client when id and secret match and it is not revoked; otherwise undefined. */
+  verifySecret(clientId: string, clientSecret: string): Promise<GatewayClientRow | undefined> {
+    return verifyClientSecret(this.db, clientId, clientSecret);
+  }
 }

@@ -14,6 +14,8 @@ import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import type { GatewayClientService } from '../auth/gateway-clients.js';
+import type { McpTokenService } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import type { AdminService } from '../dashboard/admins.js';
@@ -22,12 +24,10 @@ import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import type { GrpcDeps } from '../grpc/server.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
-import type { McpTokenService } from '../mcp/tokens.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
-import type { Database } from '../store/db.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
@@ -45,7 +45,7 @@ import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { environmentRoutes } from './routes/environment.js';
 import { eventRoutes } from './routes/events.js';
-import { healthRoutes } from './routes/health.js';
+import { healthRoutes, type StoreReadiness } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -57,7 +57,8 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { PORTICO_VERSION } from './version.js';
 
 export interface AppServices {
-  db: Database;
+  /** The store, as far as /readyz needs it (ping, listener, kind). */
+  readiness: StoreReadiness;
   tokens: AccessTokenIssuer;
   connections: ConnectionService;
   accounts: AccountService;
@@ -70,6 +71,7 @@ export interface AppServices {
   /** The sandbox, once mounted (see AppOptions.mount). */
   sandbox: () => Sandbox;
   clients: ClientStatusCache;
+  gatewayClients: GatewayClientService;
   mcpTokens: McpTokenService;
   admins: AdminService;
   metrics: GatewayMetrics;
@@ -380,8 +382,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Portico's own routes; the proxy and the sandbox emulators pass bodies through as they are.
   await app.register(async (own) => {
     own.addHook('preValidation', refuseUnsafeInput);
-    await own.register(healthRoutes, { db: services.db });
-    await own.register(tokenRoutes, { db: services.db, tokens: services.tokens });
+    await own.register(healthRoutes, { store: services.readiness });
+    await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
     await own.register(dashboardPages);
     await own.register(adminSessionRoutes, {
@@ -403,7 +405,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
-        await api.register(clientRoutes, { db: services.db, clients: services.clients });
+        await api.register(clientRoutes, { clients: services.gatewayClients });
         await api.register(providerRoutes);
         await api.register(environmentRoutes, { redirects: services.authorization.redirects });
       },

@@ -8,13 +8,13 @@ import {
 import type { Logger } from 'pino';
 import type { AccountView } from '../accounts/schemas.js';
 import type { AccountService } from '../accounts/service.js';
+import type { McpScope } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { getProvider, type ProviderKey } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { ToolEngine } from '../tools/engine.js';
-import type { McpScope } from './tokens.js';
 
 /** The one tool that is not a provider tool: it lets an agent ask its user to connect an account. */
 export const AUTHORIZE_TOOL = 'portico_authorize';

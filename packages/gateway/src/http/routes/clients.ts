@@ -1,9 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { ClientStatusCache } from '../../auth/client-status.js';
-import { createGatewayClient, listClients, revokeClient } from '../../auth/gateway-clients.js';
-import { Problem } from '../../errors/problem.js';
-import type { Database } from '../../store/db.js';
+import type { GatewayClientService } from '../../auth/gateway-clients.js';
 
 const CreateClientBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\x00-\\x1f]+$' }) },
@@ -16,14 +13,11 @@ const CreateClientBody = Type.Object(
  */
 export async function clientRoutes(
   app: FastifyInstance,
-  opts: { db: Database; clients: ClientStatusCache },
+  opts: { clients: GatewayClientService },
 ): Promise<void> {
-  const { db } = opts;
-  const ofEnvironment = async (environmentId: string) =>
-    (await listClients(db)).filter((c) => c.environment_id === environmentId);
-
+  const { clients } = opts;
   app.get('/clients', { schema: { summary: 'List gateway clients (never their secrets)' } }, async (req) => ({
-    data: await ofEnvironment(req.principal.environmentId),
+    data: await clients.list(req.principal.environmentId),
   }));
 
   app.post(
@@ -31,14 +25,8 @@ export async function clientRoutes(
     { schema: { summary: 'Create a gateway client; the secret is returned once', body: CreateClientBody } },
     async (req, reply) => {
       const { name } = req.body as { name: string };
-      const client = await createGatewayClient(db, req.principal.environmentId, name);
-      const created = (await ofEnvironment(req.principal.environmentId)).find(
-        (c) => c.client_id === client.client_id,
-      );
-      return reply
-        .code(201)
-        .header('cache-control', 'no-store')
-        .send({ ...created, client_secret: client.client_secret });
+      const created = await clients.create(req.principal.environmentId, name);
+      return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
 
@@ -55,16 +43,7 @@ export async function clientRoutes(
       },
     },
     async (req, reply) => {
-      const { client_id: id } = req.params;
-      const client = (await ofEnvironment(req.principal.environmentId)).find((c) => c.client_id === id);
-      if (!client || client.revoked_at) {
-        throw new Problem(
-          'client_not_found',
-          `No active gateway client ${id}; GET /api/v1/clients lists them (revoked ones have revoked_at set).`,
-        );
-      }
-      await revokeClient(db, id);
-      opts.clients.forget(id);
+      await clients.revoke(req.principal.environmentId, req.params.client_id);
       return reply.code(204).send();
     },
   );

@@ -1,17 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import { Problem } from '../../errors/problem.js';
-import type { Database } from '../../store/db.js';
 
 const READY_TIMEOUT_MS = 2_000;
 
-export async function healthRoutes(app: FastifyInstance, opts: { db: Database }): Promise<void> {
+/** The three things /readyz asks of the store (the gateway hands it the database itself). */
+export interface StoreReadiness {
+  /** Reported in the body: 'pglite' or 'postgres'. */
+  readonly kind: string;
+  /** Resolves when the store answers a trivial query. */
+  ping(): Promise<void>;
+  /** False while the notification listener is down (other replicas' revocations are missed). */
+  listening(): boolean;
+}
+
+export async function healthRoutes(app: FastifyInstance, opts: { store: StoreReadiness }): Promise<void> {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { logLevel: 'warn' }, async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        opts.db.ping(),
+        opts.store.ping(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);
         }),
@@ -24,7 +33,7 @@ export async function healthRoutes(app: FastifyInstance, opts: { db: Database })
     } finally {
       clearTimeout(timer);
     }
-    if (!opts.db.listening()) {
+    if (!opts.store.listening()) {
       // Revocations and deletions made on other replicas are not reaching this one.
       throw new Problem(
         'service_unavailable',
@@ -32,6 +41,6 @@ export async function healthRoutes(app: FastifyInstance, opts: { db: Database })
         { retryAfterMs: 1000 },
       );
     }
-    return { status: 'ready', database: opts.db.kind };
+    return { status: 'ready', database: opts.store.kind };
   });
 }

@@ -2,9 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
+import {
+  MCP_TOKEN_PREFIX,
+  type McpScope,
+  type McpTokenService,
+  type MintInput,
+} from '../../auth/mcp-tokens.js';
 import { Problem } from '../../errors/problem.js';
 import type { McpServerDeps } from '../../mcp/server.js';
-import { MCP_TOKEN_PREFIX, type McpScope, type McpTokenService, type MintInput } from '../../mcp/tokens.js';
 import { bearerAuthentication } from '../authenticate.js';
 
 const MintBody = Type.Object(

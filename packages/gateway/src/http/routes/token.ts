@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import { FailureThrottle } from '../../auth/failure-throttle.js';
-import { verifyClientSecret } from '../../auth/gateway-clients.js';
+import type { GatewayClientService } from '../../auth/gateway-clients.js';
 import { Problem } from '../../errors/problem.js';
-import type { Queryable } from '../../store/db.js';
 
 interface TokenRequest {
   grant_type?: unknown;
@@ -18,7 +17,7 @@ interface TokenRequest {
  */
 export async function tokenRoutes(
   app: FastifyInstance,
-  opts: { db: Queryable; tokens: AccessTokenIssuer },
+  opts: { clients: GatewayClientService; tokens: AccessTokenIssuer },
 ): Promise<void> {
   // Ten wrong secrets a minute for one client id, fifty failures a minute from one address.
   const byClient = new FailureThrottle(10, 60_000);
@@ -62,7 +61,7 @@ export async function tokenRoutes(
         { retryAfterMs: wait, extensions: { error: 'slow_down' } },
       );
     }
-    const client = await verifyClientSecret(opts.db, clientKey, body.client_secret as string);
+    const client = await opts.clients.verifySecret(clientKey, body.client_secret as string);
     if (!client) {
       byClient.fail(clientKey);
       byAddress.fail(req.ip);

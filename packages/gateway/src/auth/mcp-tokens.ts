@@ -1,4 +1,3 @@
-import type { ClientStatusCache } from '../auth/client-status.js';
 import { hashToken } from '../authorization/links.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
@@ -13,6 +12,7 @@ import {
   touchMcpToken,
 } from '../store/mcp-tokens.js';
 import type { ToolEngine } from '../tools/engine.js';
+import type { ClientStatusCache } from './client-status.js';
 
 /** Minted tokens start with this, so the /mcp route tells them from gateway access tokens. */
 export const MCP_TOKEN_PREFIX = 'pmt_';
