@@ -138,7 +138,8 @@ export class ToolEngine {
         const errors = aliases.conflicts.map((e) => ({ ...e, path: `/tool_input${e.path}` }));
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
-      const validate = (compiled.validate ??= bodyAjv.compile(compiled.tool.input));
+      compiled.validate ??= bodyAjv.compile(compiled.tool.input);
+      const validate = compiled.validate;
       if (!validate(input)) {
         const errors = toFieldErrors(validate.errors, '').map((e) => ({
           ...e,
