@@ -46,6 +46,8 @@ http
           else out.push(name, value);
         }
         res.writeHead(statusCode, out);
+        body.on('error', () => res.destroy());
+        res.on('close', () => body.destroy());
         body.pipe(res);
       })
       .catch(() => {

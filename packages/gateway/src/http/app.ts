@@ -30,7 +30,7 @@ import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
-import { bodyAjv, queryAjv, summarize } from '../validation/validator.js';
+import { bodyAjv, DeferredValidators, queryAjv, summarize } from '../validation/validator.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { bearerAuthentication } from './authenticate.js';
 import { dashboardPages } from './dashboard/pages.js';
@@ -361,9 +361,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   });
 
+  const validators = new DeferredValidators();
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+    validators.validator(httpPart === 'body' ? bodyAjv : queryAjv, schema),
   );
+  app.addHook('onListen', (done) => {
+    validators.compileInBackground((error) =>
+      app.log.error({ err: error }, 'a route schema does not compile'),
+    );
+    done();
+  });
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
     done();

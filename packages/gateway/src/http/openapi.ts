@@ -4,10 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import { SANDBOX_PREFIX } from '../sandbox/sandbox.js';
 import { PORTICO_VERSION } from './version.js';
 
-const registered = new WeakMap<FastifyInstance, Array<{ method: string; url: string }>>();
+interface RegisteredRoute {
+  method: string;
+  url: string;
+  /** The route's own schema (body, querystring, params, …) as declared. */
+  schema?: Record<string, unknown> | undefined;
+}
 
-/** Every route the app registered (method and URL), to check the description covers them. */
-export function registeredRoutes(app: FastifyInstance): Array<{ method: string; url: string }> {
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route the app registered, to check the description covers them and their schemas compile. */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
   return registered.get(app) ?? [];
 }
 
@@ -18,10 +25,11 @@ export function registeredRoutes(app: FastifyInstance): Array<{ method: string; 
  * mounted under /sandbox play other companies' APIs and are left out.
  */
 export async function registerApiDescription(app: FastifyInstance): Promise<void> {
-  const routes: Array<{ method: string; url: string }> = [];
+  const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    const schema = route.schema as Record<string, unknown> | undefined;
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, schema });
   });
   await app.register(swagger, {
     openapi: {

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { Problem } from '../errors/problem.js';
+import { isEmptyDir, readStoreTemplate } from './template.js';
 
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
@@ -74,7 +76,7 @@ async function withBaselineWasm<T>(compile: () => Promise<T>): Promise<T> {
 async function openPglite(dataDir: string, schema?: string): Promise<Database> {
   const db = await withBaselineWasm(async () => {
     if (!dataDir.startsWith('memory://') && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
-      await initialiseStore(dataDir);
+      if (!(await unpackTemplate(dataDir))) await initialiseStore(dataDir);
     }
     return PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS });
   });
@@ -256,12 +258,38 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 }
 
 /**
+ * Unpacks the build's template (./template.ts) into a new store; false when there is no template
+ * for this PGlite or the place is not empty. A template that fails to unpack leaves nothing behind:
+ * the place is emptied and initdb runs instead. As after initdb, the instance that unpacked it is
+ * dropped and collected: unpacking grew its WebAssembly memory by ~120 MB that it would keep.
+ */
+async function unpackTemplate(dataDir: string): Promise<boolean> {
+  if (!(await isEmptyDir(dataDir))) return false;
+  const template = await readStoreTemplate();
+  if (!template) return false;
+  try {
+    const db = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS, loadDataDir: template });
+    await db.close();
+  } catch {
+    await rm(dataDir, { recursive: true, force: true });
+    return false;
+  }
+  await collectGarbage();
+  return true;
+}
+
+/**
  * Creating a store runs initdb, whose WebAssembly memory grows to ~700 MB and never shrinks (linear
  * memory cannot). Create the store with one instance, drop it, collect it, and serve with a fresh one.
  */
 async function initialiseStore(dataDir: string): Promise<void> {
   const db = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS });
   await db.close();
+  await collectGarbage();
+}
+
+/** A full collection now, so a dropped PGlite instance's memory goes back to the system. */
+async function collectGarbage(): Promise<void> {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   // Two passes a turn apart: the first finalises the instance, the second frees its memory.
