@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { rotateSecrets } from '../src/secrets/rotate.js';
 import { type Database, openDatabase } from '../src/store/db.js';
 import { migrate } from '../src/store/migrate.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
+import { STORE_TEMPLATE } from '../src/store/template.js';
 import { BACKENDS, POSTGRES_URL, uniqueSchema } from './helpers/backends.js';
 
 const SECRET = 'plaintext-client-secret-7f3a9c';
@@ -122,6 +124,27 @@ describe.each(BACKENDS)('store on $name', (backend) => {
 });
 
 describe('embedded store on disk', () => {
+  it('starts a new store from the build’s template: each gets its own ids and secrets, and reopens', async () => {
+    // npm test builds first, and the build makes the template.
+    expect(existsSync(STORE_TEMPLATE)).toBe(true);
+    const made = [];
+    for (const name of ['a', 'b']) {
+      const dir = path.join(await mkdtemp(path.join(tmpdir(), 'portico-data-')), name);
+      const db = await openDatabase({ dataDir: dir });
+      await migrate(db);
+      const { environment, client } = await bootstrapStore(db);
+      expect(client?.client_secret).toBeTruthy();
+      await db.close();
+      made.push({ dir, environment: environment.id, client: client!.client_id });
+    }
+    expect(made[0]!.environment).not.toBe(made[1]!.environment);
+    expect(made[0]!.client).not.toBe(made[1]!.client);
+    const again = await openDatabase({ dataDir: made[0]!.dir });
+    const rows = await again.query<{ id: string }>('SELECT id FROM gateway_clients');
+    expect(rows.map((r) => r.id)).toEqual([made[0]!.client]);
+    await again.close();
+  });
+
   it('keeps no plaintext client secret anywhere in the data directory', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'portico-data-'));
     const db = await openDatabase({ dataDir: path.join(dir, 'db') });
