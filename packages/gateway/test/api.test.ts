@@ -309,6 +309,68 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
       }
     });
 
+    it('refuses a body over the limit with 413 while it still arrives, reads the rest and keeps the connection', async () => {
+      const { hostname, port } = new URL(t.url);
+      const token = await t.token();
+      const size = 2 * 1024 * 1024;
+      const socket = net.connect(Number(port), hostname);
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      let failed: Error | undefined;
+      socket.on('data', (d) => (answer += d));
+      socket.on('error', (error) => (failed = error));
+      socket.write(
+        `POST /api/v1/connections HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${size}\r\n\r\n{"name":"`,
+      );
+      // The answer comes before the body is whole; the client goes on sending, as clients do.
+      for (let i = 0; i < 50 && !answer.includes('\r\n\r\n'); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).not.toMatch(/connection: close/i);
+      const rest = Buffer.alloc(size - '{"name":"'.length, 'x');
+      for (let sent = 0; sent < rest.length; sent += 256 * 1024) {
+        socket.write(rest.subarray(sent, sent + 256 * 1024));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Still open and still answering: the next request on the same connection gets its answer.
+      answer = '';
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      for (let i = 0; i < 100 && !answer.includes('\r\n\r\n'); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(failed).toBeUndefined();
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      socket.destroy();
+    });
+
+    it('lets a client finish sending a refused megabyte request line and read the 431, without a reset', async () => {
+      const { hostname, port } = new URL(t.url);
+      // A client that goes on sending after the answer (half-open), as a streaming HTTP client does.
+      const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      let failed: Error | undefined;
+      socket.on('data', (d) => (answer += d));
+      socket.on('error', (error) => (failed = error));
+      let reset = false;
+      socket.on('end', () => {});
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write(`GET /healthz?q=${'a'.repeat(64 * 1024)}`);
+      for (let i = 0; i < 50 && !answer; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+      // The client goes on sending the megabyte it had started; the gateway reads it and drops it.
+      for (let i = 0; i < 16; i++) {
+        if (socket.destroyed) reset = true;
+        else socket.write('a'.repeat(64 * 1024));
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      socket.end(' HTTP/1.1\r\nHost: x\r\n\r\n');
+      await closed;
+      expect(reset).toBe(false);
+      expect(failed).toBeUndefined();
+      expect(answer).toContain('"code":"headers_too_large"');
+    });
+
     it('answers requests the HTTP parser refuses with problems too, then closes the connection', async () => {
       const { hostname, port } = new URL(t.url);
       const exchange = (raw: string) =>

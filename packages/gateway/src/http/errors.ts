@@ -127,6 +127,11 @@ function internalProblem(requestId: string): Problem {
 export function answerError(error: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, req);
   logProblem(req.log, problem, error);
+  // Fastify closes the connection after refusing a body that is too large while it is still
+  // arriving; closing with unread bytes resets the connection, and a client still sending sees the
+  // reset instead of the 413 (a race it lost on most runs of the hostile-input sweep). Node reads
+  // and drops the rest instead, as nginx's lingering close does; the body deadline bounds how long.
+  if (problem.code === 'payload_too_large' && !req.raw.complete) reply.removeHeader('connection');
   return sendProblem(reply, problem);
 }
 
@@ -174,6 +179,25 @@ export function clientErrorHandler(requestId: () => string) {
           `Connection: close\r\n\r\n${body}`,
       );
     }
-    socket.destroy();
+    lingeringClose(socket);
   };
+}
+
+/** How long a closing connection keeps reading what the client still sends (nginx: 5 s). */
+const LINGER_MS = 2000;
+
+/**
+ * Closes after an answer as nginx's lingering close does: Portico's side ends at once, and what the
+ * client is still sending (the rest of a megabyte-long request line) is read and dropped until the
+ * client closes too, for LINGER_MS at most. Destroying the socket with unread bytes would reset the
+ * connection, and a client still sending would see the reset instead of the answer.
+ */
+function lingeringClose(socket: Socket): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.on('data', () => {});
+  socket.end();
+  socket.resume();
 }
