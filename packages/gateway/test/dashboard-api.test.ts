@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminsCommand } from '../src/dashboard/admins-command.js';
+import { EVENT_TYPES } from '../src/events/types.js';
+import { DASHBOARD_UI } from '../src/http/dashboard/pages.js';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -252,5 +256,13 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
     expect((await fetch(`${t.url}/dashboard/../package.json`)).status).toBe(404);
+  });
+});
+
+describe('dashboard front end', () => {
+  it('offers the event types the gateway records, the same list (the static page cannot import it)', () => {
+    const app = readFileSync(path.join(DASHBOARD_UI, 'app.js'), 'utf8');
+    const list = /const EVENT_TYPES = \[([^\]]*)\]/.exec(app)?.[1] ?? '';
+    expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...EVENT_TYPES]);
   });
 });
