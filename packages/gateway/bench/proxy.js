@@ -11,7 +11,8 @@
 // grows with the process's age). The same rounds measure the Node floor (./node-floor.js: Node's
 // HTTP server and undici with nothing of Portico), which splits the ratio into what Node costs and
 // what Portico's own code adds.
-// Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn --nginx-rounds 10 --nginx-only]
+// Usage: npm run bench:proxy [-- --seconds 4 --rounds 5 --concurrency 32 --stream-mib 1024 --log-level warn --nginx-rounds 10 --nginx-only --case upload]
+// (--case runs only the nginx cases whose name contains it.)
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
@@ -47,6 +48,7 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     'nginx-rounds': { type: 'string', default: '10' },
     'nginx-only': { type: 'boolean', default: false },
+    case: { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -296,6 +298,7 @@ async function versusNginx(gw, token) {
       `versus nginx (${found.bin}, 1 worker, upstream keep-alive) — ${CONCURRENCY} connections, ${rounds} rounds of ${SECONDS} s each, CPU µs per request (nginx: master + worker)`,
     );
     for (const c of cases) {
+      if (values.case && !c.name.includes(values.case)) continue;
       const opts = { concurrency: CONCURRENCY, seconds: SECONDS };
       await load({ ...c.gateway, ...opts, seconds: 1 });
       await load({ ...c.nginx, ...opts, seconds: 1 });

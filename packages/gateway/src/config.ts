@@ -23,6 +23,8 @@ export interface Config {
   headersTimeoutMs: number;
   /** Time a client has to send a JSON/form body once its headers are in (not proxied bodies). */
   bodyTimeoutMs: number;
+  /** Largest proxied request body held in memory so it can be sent again after a 401 and a refresh. */
+  proxyReplayLimitBytes: number;
   /** How long in-flight requests may take to finish on shutdown. */
   shutdownGraceMs: number;
   /** Serve the provider emulators under /sandbox for sandbox connections. */
@@ -81,6 +83,8 @@ export const CONFIG_VARIABLES = {
   PORTICO_HEADERS_TIMEOUT_MS: 'Time a client has to send its request headers (1000–300000). Default 10000.',
   PORTICO_BODY_TIMEOUT_MS:
     'Time a client has to send a JSON or form body after its headers (1000–300000); proxied bodies are bounded by PORTICO_UPSTREAM_IDLE_TIMEOUT_MS instead. Default 10000.',
+  PORTICO_PROXY_REPLAY_LIMIT:
+    'Largest proxied request body in bytes (0–16777216) held in memory until the provider answers, so that a 401 can be answered by refreshing the token and sending it again; larger and chunked bodies stream through as they arrive. Default 65536.',
   PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
   PORTICO_SANDBOX:
     'true or false: serve provider emulators under /sandbox for sandbox connections. Default true.',
@@ -137,6 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownGraceMs = int('PORTICO_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000);
   const headersTimeoutMs = int('PORTICO_HEADERS_TIMEOUT_MS', 10_000, 1000, 300_000);
   const bodyTimeoutMs = int('PORTICO_BODY_TIMEOUT_MS', 10_000, 1000, 300_000);
+  // JSON bodies fit; file uploads stream: a held upload survives V8's young-generation collections,
+  // and the full collections its memory then forces cost more than the upload itself.
+  const proxyReplayLimitBytes = int('PORTICO_PROXY_REPLAY_LIMIT', 64 * 1024, 0, 16 * 1024 * 1024);
 
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
   const metricsPortValue = int('PORTICO_METRICS_PORT', 0, 1, 65535);
@@ -265,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes,
     headersTimeoutMs,
     bodyTimeoutMs,
+    proxyReplayLimitBytes,
     shutdownGraceMs,
     sandbox,
     sandboxUrl,

@@ -231,6 +231,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       bodyLimitBytes: config.bodyLimitBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      proxyReplayLimitBytes: config.proxyReplayLimitBytes,
       tls: config.tls,
       secureCookies: config.publicUrl.startsWith('https:'),
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),

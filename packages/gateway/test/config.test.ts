@@ -22,6 +22,8 @@ describe('configuration', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.logLevel).toBe('info');
     expect(config.accessTokenTtlSeconds).toBe(3600);
+    // JSON bodies are held for a replay after a 401; file uploads stream.
+    expect(config.proxyReplayLimitBytes).toBe(65_536);
   });
 
   it('normalises the public URL', () => {
@@ -53,6 +55,10 @@ describe('configuration', () => {
     expect(problemsOf({ PORTICO_ACCESS_TOKEN_TTL: '5' })[0]).toMatch(
       /PORTICO_ACCESS_TOKEN_TTL=5 is out of range/,
     );
+    expect(problemsOf({ PORTICO_PROXY_REPLAY_LIMIT: '20000000' })[0]).toMatch(
+      /PORTICO_PROXY_REPLAY_LIMIT=20000000 is out of range; set it between 0 and 16777216/,
+    );
+    expect(loadConfig({ PORTICO_PROXY_REPLAY_LIMIT: '0' }).proxyReplayLimitBytes).toBe(0);
   });
 
   it('does not echo a database password in its message', () => {

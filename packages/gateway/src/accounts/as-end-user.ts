@@ -28,8 +28,10 @@ export interface EndUserResponse {
 /**
  * The one way a request goes to a provider as an end user, for the proxy and the tools alike: the
  * provider's default headers the request does not set, the end user's token, and, when the provider
- * answers 401 and the body can be sent again, one refresh and one replay. `build` is asked again
- * after a refresh because the request may depend on the credential (its API base URL).
+ * answers 401, one refresh and one replay. `build` is asked again after a refresh because the
+ * request may depend on the credential (its API base URL). A body that streamed cannot be sent
+ * again: its 401 is the answer, given once the credential is refreshed, so that sending the
+ * request again succeeds.
  */
 export async function sendAsEndUser(
   deps: EndUserDeps,
@@ -39,7 +41,16 @@ export async function sendAsEndUser(
   let request = build(credential);
   let response = await deps.http.send(withCredential(request, credential));
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
-  if (response.statusCode !== 401 || !isReplayable(request.body)) return { response, credential };
+  if (response.statusCode !== 401) return { response, credential };
+  if (!isReplayable(request.body)) {
+    try {
+      return { response, credential: await deps.accountTokens.afterUnauthorized(credential) };
+    } catch (error) {
+      // The account cannot be refreshed: what the caller must do now is reconnect it.
+      discard(response.body);
+      throw error;
+    }
+  }
   discard(response.body);
   credential = await deps.accountTokens.afterUnauthorized(credential);
   request = build(credential);

@@ -82,6 +82,8 @@ export interface AppOptions {
   bodyLimitBytes: number;
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** Largest proxied body held for a replay after a 401 (PORTICO_PROXY_REPLAY_LIMIT). */
+  proxyReplayLimitBytes: number;
   services: AppServices;
   /** Certificate and key when Portico terminates TLS itself (PORTICO_TLS_CERT / PORTICO_TLS_KEY). */
   tls?: { cert: string; key: string } | undefined;
@@ -435,7 +437,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (proxy) => {
       proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
-      await proxy.register(proxyRoutes, { proxy: services.proxy, bodyTimeoutMs: options.bodyTimeoutMs });
+      await proxy.register(proxyRoutes, {
+        proxy: services.proxy,
+        bodyTimeoutMs: options.bodyTimeoutMs,
+        replayLimitBytes: options.proxyReplayLimitBytes,
+      });
     },
     { prefix: PROXY_PREFIX },
   );

@@ -41,9 +41,6 @@ const NOT_FORWARDED_UP = new Set([
 // the caller gets is Portico's own (it names the gateway's log lines).
 const NOT_FORWARDED_DOWN = new Set([...HOP_BY_HOP, 'set-cookie', 'x-request-id']);
 
-/** Bodies up to this size are buffered, so a 401 can be answered by refreshing and replaying them. */
-export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
-
 export interface ProxyDeps {
   accountTokens: AccountTokens;
   http: UpstreamHttp;

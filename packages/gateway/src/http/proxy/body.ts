@@ -1,22 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Problem } from '../../errors/problem.js';
-import { type CallHeaders, hasBody, REPLAYABLE_BODY_BYTES } from '../../proxy/service.js';
+import { type CallHeaders, hasBody } from '../../proxy/service.js';
 
 /**
- * The request body to forward: none, the whole body when small enough to replay after a refresh,
- * otherwise the stream itself. Validation happens before this reads anything. A buffered body must
- * arrive within `deadlineMs`, as Portico's own JSON bodies must (a streamed one is bounded by the
- * upstream idle timeout instead).
+ * The request body to forward: none, the whole body when it announces at most `replayLimitBytes`
+ * (held so it can be sent again after a refresh), otherwise the stream itself. Validation happens
+ * before this reads anything. A held body must arrive within `deadlineMs`, as Portico's own JSON
+ * bodies must (a streamed one is bounded by the upstream idle timeout instead).
  */
 export async function proxyBody(
   headers: CallHeaders,
   raw: IncomingMessage,
   deadlineMs: number,
+  replayLimitBytes: number,
 ): Promise<Buffer | readonly Buffer[] | Readable | null> {
   if (!hasBody(headers)) return null;
   const announced = Number(headers['content-length']);
-  if (headers['transfer-encoding'] === undefined && announced <= REPLAYABLE_BODY_BYTES) {
+  if (headers['transfer-encoding'] === undefined && announced <= replayLimitBytes) {
     // Held in the chunks Node's parser made (each a fresh Buffer of its own), not copied into one:
     // a copy would allocate every uploaded megabyte twice, and the garbage of large Buffers is what
     // makes V8 run full collections (they were most of an upload's CPU).

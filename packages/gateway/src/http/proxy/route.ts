@@ -24,7 +24,7 @@ function closeIfAnsweredEarly(req: FastifyRequest, res: ServerResponse): void {
  */
 export async function proxyRoutes(
   app: FastifyInstance,
-  opts: { proxy: ProxyService; bodyTimeoutMs: number },
+  opts: { proxy: ProxyService; bodyTimeoutMs: number; replayLimitBytes: number },
 ): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -39,7 +39,7 @@ export async function proxyRoutes(
       const prepared = await opts.proxy.prepare(call);
       const response = await opts.proxy.exchange(
         prepared,
-        await proxyBody(req.headers, req.raw, opts.bodyTimeoutMs),
+        await proxyBody(req.headers, req.raw, opts.bodyTimeoutMs, opts.replayLimitBytes),
       );
       reply.hijack();
       try {
