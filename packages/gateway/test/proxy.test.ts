@@ -556,6 +556,75 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       }
     });
 
+    it('streams a warm upload on the fast path, and closes the connection when the provider answers before it is in', async () => {
+      const token = await t.token();
+      // Warm: the token is verified and the account's credential cached by a first request.
+      expect(
+        (await fetch(`${t.url}/proxy/drive/v3/about?fields=user`, { headers: routed('google_drive', token) }))
+          .status,
+      ).toBe(200);
+      const prepare = vi.spyOn(ProxyService.prototype, 'prepare');
+      const bytes = randomBytes(300_000);
+      const upload = (path: string, body: Buffer, sent?: () => void) =>
+        new Promise<{ status?: number; body: string; closed: boolean }>((resolve, reject) => {
+          const req = http.request(`${t.url}/proxy${path}`, {
+            method: 'POST',
+            agent: false,
+            headers: {
+              ...routed('google_drive', token),
+              'content-type': 'application/octet-stream',
+              'content-length': bytes.length,
+            },
+          });
+          req.on('response', (res) => {
+            let text = '';
+            res.on('data', (d) => (text += d));
+            res.on('end', () => {
+              const socket = res.socket;
+              // The gateway closes its side right after the answer when the body was not all read.
+              setTimeout(
+                () =>
+                  resolve({
+                    status: res.statusCode,
+                    body: text,
+                    closed: socket.destroyed || socket.readableEnded,
+                  }),
+                100,
+              );
+            });
+          });
+          req.on('error', reject);
+          req.write(body, sent);
+        });
+      try {
+        const stored = await upload('/upload/drive/v3/files?uploadType=media&name=fast.bin', bytes);
+        expect(stored.status).toBe(200);
+        expect(prepare).not.toHaveBeenCalled();
+        const { id } = JSON.parse(stored.body) as { id: string };
+        const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
+        expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
+
+        control.addFault({
+          emulator: 'google',
+          path: '/upload/drive/v3/files',
+          status: 403,
+          body: { error: { code: 403, message: 'The user has exceeded their Drive storage quota' } },
+        });
+        // Only the first part is sent: the provider answers without waiting for the rest.
+        const early = await upload(
+          '/upload/drive/v3/files?uploadType=media&name=quota.bin',
+          bytes.subarray(0, 1000),
+        );
+        expect(early.status).toBe(403);
+        expect(JSON.parse(early.body)).toMatchObject({ error: { code: 403 } });
+        expect(early.closed).toBe(true);
+        expect(prepare).not.toHaveBeenCalled();
+      } finally {
+        prepare.mockRestore();
+        control.clearFaults();
+      }
+    });
+
     it('answers a provider that drops the connection with a problem on a warm request', async () => {
       expect((await proxy('notion', '/v1/users/me')).status).toBe(200);
       control.addFault({ emulator: 'notion', path: '^/notion/v1/users/me', drop: true, times: 3 });

@@ -463,6 +463,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       lines.write(id, req.method as string, req.url as string, res.statusCode, performance.now() - startedAt),
     closing: () => closing,
     metrics,
+    replayLimitBytes: options.proxyReplayLimitBytes,
   });
   return app;
 }

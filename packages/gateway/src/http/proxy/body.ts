@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Problem } from '../../errors/problem.js';
 import { type CallHeaders, hasBody } from '../../proxy/service.js';
@@ -16,8 +16,7 @@ export async function proxyBody(
   replayLimitBytes: number,
 ): Promise<Buffer | readonly Buffer[] | Readable | null> {
   if (!hasBody(headers)) return null;
-  const announced = Number(headers['content-length']);
-  if (headers['transfer-encoding'] === undefined && announced <= replayLimitBytes) {
+  if (isHeld(headers, replayLimitBytes)) {
     // Held in the chunks Node's parser made (each a fresh Buffer of its own), not copied into one:
     // a copy would allocate every uploaded megabyte twice, and the garbage of large Buffers is what
     // makes V8 run full collections (they were most of an upload's CPU).
@@ -49,4 +48,19 @@ export async function proxyBody(
     });
   }
   return raw;
+}
+
+/** Whether a request with a body announces a length small enough to hold for a replay. */
+export function isHeld(headers: CallHeaders, replayLimitBytes: number): boolean {
+  return headers['transfer-encoding'] === undefined && Number(headers['content-length']) <= replayLimitBytes;
+}
+
+/**
+ * An answer given before the upload finished (a provider timeout, an early refusal) ends the
+ * exchange: close the connection rather than wait for the rest of a body nobody will read.
+ */
+export function closeIfAnsweredEarly(raw: IncomingMessage, res: ServerResponse): void {
+  res.once('finish', () => {
+    if (!raw.complete) raw.socket.destroy();
+  });
 }

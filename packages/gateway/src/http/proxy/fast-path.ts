@@ -7,6 +7,7 @@ import { PROXY_PREFIX } from '../../proxy/path.js';
 import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import { knownPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
+import { closeIfAnsweredEarly, isHeld } from './body.js';
 import { relay } from './relay.js';
 
 export interface FastProxyDeps {
@@ -21,17 +22,20 @@ export interface FastProxyDeps {
   logsRequests(): boolean;
   closing(): boolean;
   metrics: GatewayMetrics;
+  /** Bodies up to this length are held for a replay, which takes the Fastify route (PORTICO_PROXY_REPLAY_LIMIT). */
+  replayLimitBytes: number;
 }
 
 const METHODS = new Set(PROXY_METHODS);
 const PREFIX = `${PROXY_PREFIX}/`;
 
 /**
- * The proxy's hot path, served before Fastify's request pipeline: a request without a body, from a
- * gateway token and client seen before, for an account whose credential is cached, goes straight to
- * the provider. Everything else (first use of a token or account, a body, a path or header to
- * complain about, a closing server) returns false untouched and takes the Fastify route, which makes
- * the same checks in full and reports what fails (./route.ts). Both answer through the same ProxyService calls.
+ * The proxy's hot path, served before Fastify's request pipeline: a request without a body or with
+ * one that streams through, from a gateway token and client seen before, for an account whose
+ * credential is cached, goes straight to the provider. Everything else (first use of a token or
+ * account, a body to hold for a replay, a path or header to complain about, a closing server)
+ * returns false untouched and takes the Fastify route, which makes the same checks in full and
+ * reports what fails (./route.ts). Both answer through the same ProxyService calls.
  * Fastify's per-request pipeline (request and reply objects, router, hooks, promise plumbing)
  * measured at 12-16 % of a small proxied request's CPU, so the common request skips it.
  */
@@ -40,9 +44,9 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
   return (req, res) => {
     const url = req.url as string;
     const method = req.method as string;
-    if (!url.startsWith(PREFIX) || !METHODS.has(method) || hasBody(req.headers) || deps.closing()) {
-      return false;
-    }
+    if (!url.startsWith(PREFIX) || !METHODS.has(method) || deps.closing()) return false;
+    const streamed = hasBody(req.headers);
+    if (streamed && isHeld(req.headers, deps.replayLimitBytes)) return false;
     const principal = knownPrincipal(tokens, clients, req.headers.authorization);
     if (!principal) return false;
     const prepared = proxy.preparedNow(proxyCall(method, url, req.headers, principal.environmentId));
@@ -51,10 +55,11 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     const id = deps.requestId(req);
     const startedAt = performance.now();
     if (deps.logsRequests()) res.once('finish', () => deps.completed(id, req, res, startedAt));
+    if (streamed) closeIfAnsweredEarly(req, res);
     // Counted into preallocated slots (metrics/slots.ts), timed to the relayed response headers.
     const { metrics } = deps;
     proxy
-      .exchange(prepared, null)
+      .exchange(prepared, streamed ? req : null)
       .then((response) => {
         metrics.request(FAMILY.proxy, response.statusCode, performance.now() - startedAt);
         relay(res, response, id, deps.logger, metrics);

@@ -1,26 +1,14 @@
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
-import { proxyBody } from './body.js';
+import { closeIfAnsweredEarly, proxyBody } from './body.js';
 import { relay } from './relay.js';
-
-/**
- * An answer given before the upload finished (a provider timeout, an early refusal) ends the
- * exchange: close the connection rather than wait for the rest of a body nobody will read.
- */
-function closeIfAnsweredEarly(req: FastifyRequest, res: ServerResponse): void {
-  const socket = req.raw.socket;
-  res.once('finish', () => {
-    if (!req.raw.complete) socket.destroy();
-  });
-}
 
 /**
  * The proxy scope: no body parsing at all (the raw request stream is forwarded as it arrives), so
  * no body limit applies and nothing is buffered beyond what the proxy itself decides. Requests the
  * fast path (./fast-path.ts) cannot serve without waiting come here: first use of an account, a
- * body, a problem to report.
+ * body to hold for a replay, a problem to report.
  */
 export async function proxyRoutes(
   app: FastifyInstance,
@@ -33,7 +21,7 @@ export async function proxyRoutes(
     url: '/*',
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply) => {
-      if (hasBody(req.headers)) closeIfAnsweredEarly(req, reply.raw);
+      if (hasBody(req.headers)) closeIfAnsweredEarly(req.raw, reply.raw);
       const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
       // Validated before anything is read from the body or sent anywhere.
       const prepared = await opts.proxy.prepare(call);
