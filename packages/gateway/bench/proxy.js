@@ -306,7 +306,7 @@ async function versusNginx(gw, token) {
       const g = [];
       const n = [];
       const f = [];
-      let errors = 0;
+      const errors = { gateway: 0, nginx: 0, floor: 0 };
       for (let i = 0; i < rounds; i++) {
         const gr = await measure({ ...c.gateway, ...opts }, [gw.child]);
         const nginxPids = (await nginx.pids()).map((pid) => ({ pid }));
@@ -315,14 +315,19 @@ async function versusNginx(gw, token) {
         g.push(gr.cpuUs[0]);
         n.push(nr.cpuUs.reduce((a, b) => a + b, 0));
         f.push(fr.cpuUs[0]);
-        errors += gr.errors + nr.errors + fr.errors;
+        errors.gateway += gr.errors;
+        errors.nginx += nr.errors;
+        errors.floor += fr.errors;
       }
       const ratio = median(g) / median(n);
       const drift = g[g.length - 1] / g[0];
       console.log(
         `  ${c.name.padEnd(17)} gateway ${median(g).toFixed(1).padStart(7)} µs  nginx ${median(n).toFixed(1).padStart(7)} µs  ` +
           `ratio ${ratio.toFixed(2)} (target ≤ ${c.target.max})  gateway last/first round ${drift.toFixed(2)} (target ≤ 1.10)` +
-          `${errors ? `  ${errors} ERRORS` : ''}`,
+          Object.entries(errors)
+            .filter(([, n]) => n)
+            .map(([who, n]) => `  ${n} ERRORS (${who})`)
+            .join(''),
       );
       console.log(
         `    Node floor ${median(f).toFixed(1).padStart(7)} µs: gateway ÷ floor ${(median(g) / median(f)).toFixed(2)} (Portico's own code), floor ÷ nginx ${(median(f) / median(n)).toFixed(2)} (Node's HTTP server and undici)`,
