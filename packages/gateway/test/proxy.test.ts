@@ -556,7 +556,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       }
     });
 
-    it('streams a warm upload on the fast path, and closes the connection when the provider answers before it is in', async () => {
+    it('serves warm uploads on the fast path: streamed, held and replayed, closed when answered before they are in', async () => {
       const token = await t.token();
       // Warm: the token is verified and the account's credential cached by a first request.
       expect(
@@ -565,7 +565,8 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       ).toBe(200);
       const prepare = vi.spyOn(ProxyService.prototype, 'prepare');
       const bytes = randomBytes(300_000);
-      const upload = (path: string, body: Buffer, sent?: () => void) =>
+      /** Sends `body` announced as `length` bytes (more than it is: a body that never finishes). */
+      const upload = (path: string, body: Buffer, length = body.length) =>
         new Promise<{ status?: number; body: string; closed: boolean }>((resolve, reject) => {
           const req = http.request(`${t.url}/proxy${path}`, {
             method: 'POST',
@@ -573,7 +574,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
             headers: {
               ...routed('google_drive', token),
               'content-type': 'application/octet-stream',
-              'content-length': bytes.length,
+              'content-length': length,
             },
           });
           req.on('response', (res) => {
@@ -594,7 +595,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
             });
           });
           req.on('error', reject);
-          req.write(body, sent);
+          req.write(body);
         });
       try {
         const stored = await upload('/upload/drive/v3/files?uploadType=media&name=fast.bin', bytes);
@@ -603,6 +604,18 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
         const { id } = JSON.parse(stored.body) as { id: string };
         const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
         expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
+
+        // Small enough to hold: sent again after the 401 and the refresh.
+        const grants = () => control.counters().token_grants.google?.refresh_token ?? 0;
+        const before = grants();
+        control.expireAccessTokens('google');
+        const small = randomBytes(1000);
+        const replayed = await upload('/upload/drive/v3/files?uploadType=media&name=held.bin', small);
+        expect(replayed.status).toBe(200);
+        expect(grants()).toBe(before + 1);
+        const heldId = (JSON.parse(replayed.body) as { id: string }).id;
+        const heldMedia = await proxy('google_drive', `/drive/v3/files/${heldId}?alt=media`);
+        expect(sha256(new Uint8Array(await heldMedia.arrayBuffer()))).toBe(sha256(small));
 
         control.addFault({
           emulator: 'google',
@@ -614,6 +627,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
         const early = await upload(
           '/upload/drive/v3/files?uploadType=media&name=quota.bin',
           bytes.subarray(0, 1000),
+          bytes.length,
         );
         expect(early.status).toBe(403);
         expect(JSON.parse(early.body)).toMatchObject({ error: { code: 403 } });

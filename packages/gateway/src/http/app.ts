@@ -464,6 +464,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     metrics,
     replayLimitBytes: options.proxyReplayLimitBytes,
+    bodyTimeoutMs: options.bodyTimeoutMs,
   });
   return app;
 }

@@ -16,7 +16,8 @@ export async function proxyBody(
   replayLimitBytes: number,
 ): Promise<Buffer | readonly Buffer[] | Readable | null> {
   if (!hasBody(headers)) return null;
-  if (isHeld(headers, replayLimitBytes)) {
+  const announced = Number(headers['content-length']);
+  if (headers['transfer-encoding'] === undefined && announced <= replayLimitBytes) {
     // Held in the chunks Node's parser made (each a fresh Buffer of its own), not copied into one:
     // a copy would allocate every uploaded megabyte twice, and the garbage of large Buffers is what
     // makes V8 run full collections (they were most of an upload's CPU).
@@ -48,11 +49,6 @@ export async function proxyBody(
     });
   }
   return raw;
-}
-
-/** Whether a request with a body announces a length small enough to hold for a replay. */
-export function isHeld(headers: CallHeaders, replayLimitBytes: number): boolean {
-  return headers['transfer-encoding'] === undefined && Number(headers['content-length']) <= replayLimitBytes;
 }
 
 /**

@@ -5,9 +5,10 @@ import type { ClientStatusCache } from '../../auth/client-status.js';
 import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
 import { PROXY_PREFIX } from '../../proxy/path.js';
 import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
+import type { UpstreamResponse } from '../../upstream/http.js';
 import { knownPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
-import { closeIfAnsweredEarly, isHeld } from './body.js';
+import { closeIfAnsweredEarly, proxyBody } from './body.js';
 import { relay } from './relay.js';
 
 export interface FastProxyDeps {
@@ -22,20 +23,22 @@ export interface FastProxyDeps {
   logsRequests(): boolean;
   closing(): boolean;
   metrics: GatewayMetrics;
-  /** Bodies up to this length are held for a replay, which takes the Fastify route (PORTICO_PROXY_REPLAY_LIMIT). */
+  /** Bodies up to this length are held for a replay (PORTICO_PROXY_REPLAY_LIMIT)... */
   replayLimitBytes: number;
+  /** ...and must arrive within this long of their headers (PORTICO_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
 }
 
 const METHODS = new Set(PROXY_METHODS);
 const PREFIX = `${PROXY_PREFIX}/`;
 
 /**
- * The proxy's hot path, served before Fastify's request pipeline: a request without a body or with
- * one that streams through, from a gateway token and client seen before, for an account whose
- * credential is cached, goes straight to the provider. Everything else (first use of a token or
- * account, a body to hold for a replay, a path or header to complain about, a closing server)
- * returns false untouched and takes the Fastify route, which makes the same checks in full and
- * reports what fails (./route.ts). Both answer through the same ProxyService calls.
+ * The proxy's hot path, served before Fastify's request pipeline: a request from a gateway token and
+ * client seen before, for an account whose credential is cached, goes straight to the provider, its
+ * body read as the route reads it (./body.ts). Everything else (first use of a token or account, a
+ * path or header to complain about, a closing server) returns false untouched and takes the
+ * Fastify route, which makes the same checks in full and reports what fails (./route.ts). Both
+ * answer through the same ProxyService calls.
  * Fastify's per-request pipeline (request and reply objects, router, hooks, promise plumbing)
  * measured at 12-16 % of a small proxied request's CPU, so the common request skips it.
  */
@@ -45,8 +48,6 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     const url = req.url as string;
     const method = req.method as string;
     if (!url.startsWith(PREFIX) || !METHODS.has(method) || deps.closing()) return false;
-    const streamed = hasBody(req.headers);
-    if (streamed && isHeld(req.headers, deps.replayLimitBytes)) return false;
     const principal = knownPrincipal(tokens, clients, req.headers.authorization);
     if (!principal) return false;
     const prepared = proxy.preparedNow(proxyCall(method, url, req.headers, principal.environmentId));
@@ -55,11 +56,18 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     const id = deps.requestId(req);
     const startedAt = performance.now();
     if (deps.logsRequests()) res.once('finish', () => deps.completed(id, req, res, startedAt));
-    if (streamed) closeIfAnsweredEarly(req, res);
     // Counted into preallocated slots (metrics/slots.ts), timed to the relayed response headers.
     const { metrics } = deps;
-    proxy
-      .exchange(prepared, streamed ? req : null)
+    let exchanged: Promise<UpstreamResponse>;
+    if (hasBody(req.headers)) {
+      closeIfAnsweredEarly(req, res);
+      exchanged = proxyBody(req.headers, req, deps.bodyTimeoutMs, deps.replayLimitBytes).then((body) =>
+        proxy.exchange(prepared, body),
+      );
+    } else {
+      exchanged = proxy.exchange(prepared, null);
+    }
+    exchanged
       .then((response) => {
         metrics.request(FAMILY.proxy, response.statusCode, performance.now() - startedAt);
         relay(res, response, id, deps.logger, metrics);

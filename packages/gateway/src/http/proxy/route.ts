@@ -7,8 +7,8 @@ import { relay } from './relay.js';
 /**
  * The proxy scope: no body parsing at all (the raw request stream is forwarded as it arrives), so
  * no body limit applies and nothing is buffered beyond what the proxy itself decides. Requests the
- * fast path (./fast-path.ts) cannot serve without waiting come here: first use of an account, a
- * body to hold for a replay, a problem to report.
+ * fast path (./fast-path.ts) cannot serve without waiting come here: first use of a token or an
+ * account, a problem to report.
  */
 export async function proxyRoutes(
   app: FastifyInstance,
