@@ -82,7 +82,7 @@ export const CONFIG_VARIABLES = {
   PORTICO_BODY_LIMIT: 'Largest JSON request body in bytes. Default 1048576.',
   PORTICO_HEADERS_TIMEOUT_MS: 'Time a client has to send its request headers (1000–300000). Default 10000.',
   PORTICO_BODY_TIMEOUT_MS:
-    'Time a client has to send a JSON or form body after its headers (1000–300000); proxied bodies are bounded by PORTICO_UPSTREAM_IDLE_TIMEOUT_MS instead. Default 10000.',
+    'Time a client has to send a JSON or form body after its headers (1000–300000), and a proxied body held for a replay (PORTICO_PROXY_REPLAY_LIMIT); larger proxied bodies are bounded by PORTICO_UPSTREAM_IDLE_TIMEOUT_MS instead. Default 10000.',
   PORTICO_PROXY_REPLAY_LIMIT:
     'Largest proxied request body in bytes (0–16777216) held in memory until the provider answers, so that a 401 can be answered by refreshing the token and sending it again; larger and chunked bodies stream through as they arrive. Default 65536.',
   PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
