@@ -1,48 +1,79 @@
-// Benchmark: gateway start-up time and the request rate of an authenticated GET /api/v1/connections.
-// Usage: npm run bench:api [-- --seconds 10 --concurrency 32]
+// Benchmark: gateway start-up time, resident memory and the request rate of an authenticated
+// GET /api/v1/connections.
+// Usage: npm run bench:api [-- --seconds 10 --concurrency 32 --starts 3]
 // Runs on the embedded store, and on PostgreSQL when BENCH_DATABASE_URL (default: the local test
 // database) is reachable. The gateway runs in its own process so the load generator does not
-// share its event loop. Start-up time is measured to the first successful /readyz.
+// share its event loop. Start-up time is measured to the first successful /readyz. A start is a
+// single figure that a busy moment of a shared machine moves a lot, so `--starts` first starts (each
+// on a new store) and as many restarts (on the last one) are made, and the medians printed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { gatewayToken, load, onBothStores, rssOf, startGateway, stop } from './lib.js';
+import { gatewayToken, load, postgresSchema, rssOf, startGateway, stop } from './lib.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '32' } },
+  options: {
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '32' },
+    starts: { type: 'string', default: '3' },
+  },
 });
 const SECONDS = Number(values.seconds);
 const CONCURRENCY = Number(values.concurrency);
+const STARTS = Number(values.starts);
 
-async function bench(label, env) {
-  const first = await startGateway(env);
-  const creds = first.creds;
-  const firstRss = await settledRss(first.child.pid);
-  await stop(first.child);
-  const warm = await startGateway(env);
-  const warmRss = await settledRss(warm.child.pid);
-  const token = await gatewayToken(warm.url, creds);
+/** Starts a gateway, reads its settled RSS and, unless `keep`, stops it. */
+async function start(env, keep = false) {
+  const gw = await startGateway(env);
+  const rss = await settledRss(gw.child.pid);
+  if (!keep) await stop(gw.child);
+  return { gw, ms: gw.ms, rss };
+}
+
+/** `newStore()` gives the environment of a store never opened; resolves to what to clean up. */
+async function bench(label, newStore) {
+  const firsts = [];
+  let env;
+  let creds;
+  for (let i = 0; i < STARTS; i++) {
+    env = await newStore();
+    const first = await start(env);
+    creds = first.gw.creds;
+    firsts.push(first);
+  }
+  const restarts = [];
+  for (let i = 0; i < STARTS - 1; i++) restarts.push(await start(env));
+  const warm = await start(env, true);
+  restarts.push(warm);
+  const token = await gatewayToken(warm.gw.url, creds);
   for (const name of ['notion-prod', 'calendar', 'crm']) {
-    await fetch(`${warm.url}/api/v1/connections`, {
+    await fetch(`${warm.gw.url}/api/v1/connections`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name, provider: 'hubspot', sandbox: true }),
     });
   }
   const target = {
-    url: `${warm.url}/api/v1/connections`,
+    url: `${warm.gw.url}/api/v1/connections`,
     headers: { authorization: `Bearer ${token}` },
     concurrency: CONCURRENCY,
   };
   await load({ ...target, seconds: 2 });
   const result = await load({ ...target, seconds: SECONDS });
-  const loadedRss = await rssOf(warm.child.pid);
-  await stop(warm.child);
+  const loadedRss = await rssOf(warm.gw.child.pid);
+  await stop(warm.gw.child);
+  const ms = (runs) =>
+    `${median(runs.map((r) => r.ms)).toFixed(0)} ms (${runs.map((r) => r.ms.toFixed(0)).join(' ')})`;
+  const rss = (runs) =>
+    `${mib(median(runs.map((r) => r.rss)))} MiB (${runs.map((r) => mib(r.rss)).join(' ')})`;
   console.log(
-    `${label.padEnd(10)} start (empty store) ${first.ms.toFixed(0)} ms | start (existing store) ${warm.ms.toFixed(0)} ms | ` +
+    `${label.padEnd(10)} start, median of ${STARTS}: empty store ${ms(firsts)} | existing store ${ms(restarts)} | ` +
       `GET /api/v1/connections: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, ` +
       `${result.errors} errors (${CONCURRENCY} connections, ${SECONDS}s)`,
   );
   console.log(
-    `${''.padEnd(10)} RSS after start: empty store ${mib(firstRss)} MiB, existing store ${mib(warmRss)} MiB; after the load ${mib(loadedRss)} MiB`,
+    `${''.padEnd(10)} RSS after start: empty store ${rss(firsts)}, existing store ${rss(restarts)}; after the load ${mib(loadedRss)} MiB`,
   );
 }
 
@@ -52,6 +83,27 @@ async function settledRss(pid) {
   return rssOf(pid);
 }
 
+const median = (values) => values.slice().sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const mib = (bytes) => (bytes / 1048576).toFixed(0);
 
-await onBothStores(bench);
+const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
+try {
+  let n = 0;
+  await bench('embedded', async () => ({ PORTICO_DATA_DIR: path.join(dir, String(n++)) }));
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
+const schemas = [];
+try {
+  await bench('postgres', async () => {
+    const schema = await postgresSchema();
+    if (schema.skipped) throw new Error(`postgres skipped: ${schema.skipped}`);
+    schemas.push(schema);
+    return schema.env;
+  });
+} catch (error) {
+  if (!String(error.message).startsWith('postgres skipped')) throw error;
+  console.log(`postgres   ${error.message.slice('postgres '.length)}`);
+} finally {
+  for (const schema of schemas) await schema.drop();
+}

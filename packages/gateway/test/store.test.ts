@@ -131,6 +131,9 @@ describe('embedded store on disk', () => {
     for (const name of ['a', 'b']) {
       const dir = path.join(await mkdtemp(path.join(tmpdir(), 'portico-data-')), name);
       const db = await openDatabase({ dataDir: dir });
+      // The template databases are left out of the template: they were most of its files.
+      const databases = await db.query<{ datname: string }>('SELECT datname FROM pg_database');
+      expect(databases.map((row) => row.datname)).toEqual(['postgres']);
       await migrate(db);
       const { environment, client } = await bootstrapStore(db);
       expect(client?.client_secret).toBeTruthy();
