@@ -565,8 +565,11 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       ).toBe(200);
       const prepare = vi.spyOn(ProxyService.prototype, 'prepare');
       const bytes = randomBytes(300_000);
-      /** Sends `body` announced as `length` bytes (more than it is: a body that never finishes). */
-      const upload = (path: string, body: Buffer, length = body.length) =>
+      /**
+       * Sends `body` announced as `length` bytes (more than it is: a body that never finishes), after
+       * the gateway's 100 Continue when `expectContinue`.
+       */
+      const upload = (path: string, body: Buffer, { length = body.length, expectContinue = false } = {}) =>
         new Promise<{ status?: number; body: string; closed: boolean }>((resolve, reject) => {
           const req = http.request(`${t.url}/proxy${path}`, {
             method: 'POST',
@@ -575,6 +578,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
               ...routed('google_drive', token),
               'content-type': 'application/octet-stream',
               'content-length': length,
+              ...(expectContinue ? { expect: '100-continue' } : {}),
             },
           });
           req.on('response', (res) => {
@@ -595,7 +599,8 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
             });
           });
           req.on('error', reject);
-          req.write(body);
+          if (expectContinue) req.on('continue', () => req.write(body));
+          else req.write(body);
         });
       try {
         const stored = await upload('/upload/drive/v3/files?uploadType=media&name=fast.bin', bytes);
@@ -604,6 +609,15 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
         const { id } = JSON.parse(stored.body) as { id: string };
         const media = await proxy('google_drive', `/drive/v3/files/${id}?alt=media`);
         expect(sha256(new Uint8Array(await media.arrayBuffer()))).toBe(sha256(bytes));
+
+        // A client that waits for 100 Continue before its body gets it on the fast path too.
+        const continued = await upload('/upload/drive/v3/files?uploadType=media&name=continued.bin', bytes, {
+          expectContinue: true,
+        });
+        expect(continued.status).toBe(200);
+        const continuedId = (JSON.parse(continued.body) as { id: string }).id;
+        const continuedMedia = await proxy('google_drive', `/drive/v3/files/${continuedId}?alt=media`);
+        expect(sha256(new Uint8Array(await continuedMedia.arrayBuffer()))).toBe(sha256(bytes));
 
         // Small enough to hold: sent again after the 401 and the refresh.
         const grants = () => control.counters().token_grants.google?.refresh_token ?? 0;
@@ -627,7 +641,7 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
         const early = await upload(
           '/upload/drive/v3/files?uploadType=media&name=quota.bin',
           bytes.subarray(0, 1000),
-          bytes.length,
+          { length: bytes.length },
         );
         expect(early.status).toBe(403);
         expect(JSON.parse(early.body)).toMatchObject({ error: { code: 403 } });
