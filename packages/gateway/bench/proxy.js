@@ -262,7 +262,7 @@ async function versusNginx(gw, token) {
         floor: { url: `${floorUrl}/notion/v1/users/me`, headers: { 'notion-version': '2022-06-28' } },
       },
       {
-        // Not in the issue's targets, but the call agents make most: a small JSON body, held for a replay.
+        // No target of its own, but the call agents make most: a small JSON body, held for a replay.
         name: 'small JSON POST',
         gateway: {
           url: `${viaGateway}/v1/search`,
