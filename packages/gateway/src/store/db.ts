@@ -261,7 +261,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
  * Unpacks the build's template (./template.ts) into a new store; false when there is no template
  * for this PGlite or the place is not empty. A template that fails to unpack leaves nothing behind:
  * the place is emptied and initdb runs instead. As after initdb, the instance that unpacked it is
- * dropped and collected: unpacking grew its WebAssembly memory by ~120 MB that it would keep.
+ * dropped and collected: keeping it cost 47 MiB more resident memory than the 0.13 s a second open takes.
  */
 async function unpackTemplate(dataDir: string): Promise<boolean> {
   if (!(await isEmptyDir(dataDir))) return false;

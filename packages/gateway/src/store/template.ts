@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 
 /**
  * A new embedded store starts from a template made by `npm run build`: a fresh PostgreSQL data
- * directory, as PGlite's initdb leaves it, packed with gzip (about 4 MB). Running initdb at first
+ * directory, as PGlite's initdb leaves it, packed with gzip (about 2.5 MB). Running initdb at first
  * start took 2–3 s and grew PGlite's WebAssembly memory to ~700 MB; unpacking takes well under one.
  * The template holds no migration and no data: the gateway migrates and bootstraps it as it would a
  * store initdb made, so no two installations share an id or a secret. It is named for the PGlite
