@@ -19,13 +19,14 @@ import { Problem } from './errors/problem.js';
 import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
+import { embeddedSandbox } from './http/sandbox-emulators.js';
 import { createLogger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { ProxyService } from './proxy/service.js';
-import { configuredSandbox, type Sandbox } from './sandbox/sandbox.js';
+import { disabledSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { countAccounts } from './store/accounts.js';
 import { findConnectionById } from './store/connections.js';
@@ -145,7 +146,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
     // The sandbox is known before the services that use it; embedded emulators are mounted with the app.
-    const { sandbox, mount: mountSandbox } = configuredSandbox(config);
+    const { sandbox, mount: mountSandbox } = configuredSandbox(config, logger);
     const endpoints = (provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints => {
       if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection.tenant);
       const location = sandbox.location();
@@ -251,7 +252,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         webhooks,
         admins,
         metrics,
-        sandbox: () => sandbox,
+        sandbox,
       },
       mount: mountSandbox,
     });
@@ -330,4 +331,22 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await db.close();
     throw error;
   }
+}
+
+/**
+ * The sandbox the configuration asks for: off, a standalone emulator server, or the emulators
+ * embedded under /sandbox, which `mount` routes on the app.
+ */
+function configuredSandbox(
+  config: Config,
+  logger: Logger,
+): { sandbox: Sandbox; mount?: (app: FastifyInstance) => Promise<void> } {
+  if (!config.sandbox) return { sandbox: disabledSandbox() };
+  if (config.sandboxUrl) return { sandbox: remoteSandbox(config.sandboxUrl) };
+  return embeddedSandbox({
+    publicUrl: config.publicUrl,
+    tls: Boolean(config.tls),
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
 }

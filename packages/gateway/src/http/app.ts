@@ -68,8 +68,7 @@ export interface AppServices {
   proxy: ProxyService;
   events: EventService;
   webhooks: WebhookService;
-  /** The sandbox, once mounted (see AppOptions.mount). */
-  sandbox: () => Sandbox;
+  sandbox: Sandbox;
   clients: ClientStatusCache;
   gatewayClients: GatewayClientService;
   mcpTokens: McpTokenService;

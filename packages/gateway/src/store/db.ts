@@ -3,8 +3,8 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type pg from 'pg';
 import { Problem } from '../errors/problem.js';
 import { isEmptyDir, readStoreTemplate } from './template.js';
 
@@ -52,6 +52,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 /**
+ * Each backend loads its own driver when it opens: the one a gateway does not use is never read
+ * (pg took about 50 ms of an embedded start, PGlite's JavaScript 30 ms of a PostgreSQL one).
+ */
+type PGliteClass = typeof PGlite;
+const loadPglite = async (): Promise<PGliteClass> => (await import('@electric-sql/pglite')).PGlite;
+const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
+
+/**
  * PGlite's PostgreSQL defaults are sized for a server: `shared_buffers` of 128 MB made the embedded
  * gateway's resident memory 330 MB after a restart. The gateway's working set is small (a few
  * thousand rows per table is typical), and 16 MB measured no slower on tool calls and the API.
@@ -74,9 +82,10 @@ async function withBaselineWasm<T>(compile: () => Promise<T>): Promise<T> {
 }
 
 async function openPglite(dataDir: string, schema?: string): Promise<Database> {
+  const PGlite = await loadPglite();
   const db = await withBaselineWasm(async () => {
     if (!dataDir.startsWith('memory://') && !existsSync(path.join(dataDir, 'PG_VERSION'))) {
-      if (!(await unpackTemplate(dataDir))) await initialiseStore(dataDir);
+      if (!(await unpackTemplate(PGlite, dataDir))) await initialiseStore(PGlite, dataDir);
     }
     return PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS });
   });
@@ -127,9 +136,10 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
 }
 
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const { Client, Pool } = await loadPg();
   const schema = options.schema;
   if (schema) {
-    const admin = new pg.Client({ connectionString: url });
+    const admin = new Client({ connectionString: url });
     await admin.connect();
     try {
       await admin.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
@@ -137,7 +147,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await admin.end();
     }
   }
-  const pool = new pg.Pool({
+  const pool = new Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
@@ -158,7 +168,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
    */
   const connectListener = (): Promise<void> => {
     connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+      const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
       client.on('notification', (msg) => {
         for (const handler of handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
       });
@@ -263,7 +273,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
  * the place is emptied and initdb runs instead. As after initdb, the instance that unpacked it is
  * dropped and collected: keeping it cost 47 MiB more resident memory than the 0.13 s a second open takes.
  */
-async function unpackTemplate(dataDir: string): Promise<boolean> {
+async function unpackTemplate(PGlite: PGliteClass, dataDir: string): Promise<boolean> {
   if (!(await isEmptyDir(dataDir))) return false;
   const template = await readStoreTemplate();
   if (!template) return false;
@@ -282,7 +292,7 @@ async function unpackTemplate(dataDir: string): Promise<boolean> {
  * Creating a store runs initdb, whose WebAssembly memory grows to ~700 MB and never shrinks (linear
  * memory cannot). Create the store with one instance, drop it, collect it, and serve with a fresh one.
  */
-async function initialiseStore(dataDir: string): Promise<void> {
+async function initialiseStore(PGlite: PGliteClass, dataDir: string): Promise<void> {
   const db = await PGlite.create(dataDir, { postgresqlconf: EMBEDDED_SETTINGS });
   await db.close();
   await collectGarbage();

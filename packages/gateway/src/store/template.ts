@@ -3,7 +3,6 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 
 /**
  * A new embedded store starts from a template made by `npm run build`: a fresh PostgreSQL data
@@ -46,6 +45,7 @@ export async function isEmptyDir(dataDir: string): Promise<boolean> {
 /** Makes the template unless this PGlite version's is already there (the build calls this). */
 export async function writeStoreTemplate(): Promise<string> {
   if (existsSync(STORE_TEMPLATE)) return STORE_TEMPLATE;
+  const { PGlite } = await import('@electric-sql/pglite');
   const db = await PGlite.create('memory://');
   try {
     // One statement per call: DROP DATABASE may not run inside a multi-statement transaction.

@@ -37,10 +37,14 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A real gateway on a loopback port, on the given backend, with logs captured. */
+/**
+ * A real gateway on a loopback port, on the given backend, with logs captured; unless
+ * `awaitSandbox` is false, its embedded emulators have started.
+ */
 export async function startTestGateway(
   backend: Backend,
   env: Record<string, string> = {},
+  options: { awaitSandbox?: boolean } = {},
 ): Promise<TestGateway> {
   const lines: string[] = [];
   const sink = new Writable({
@@ -81,6 +85,8 @@ export async function startTestGateway(
   };
   const gateway = await createGateway(config, { db, logger: pino(loggerOptions('info'), sink) });
   const address = await gateway.listen();
+  // Tests reach into the emulators (sandbox.control), which start in the background.
+  if (options.awaitSandbox !== false) await gateway.sandbox.ready?.();
   const client = gateway.bootstrapClient;
   if (!client) throw new Error('a fresh store must bootstrap a client');
   let cached: string | undefined;

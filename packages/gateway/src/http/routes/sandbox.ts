@@ -13,7 +13,7 @@ const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64
  */
 export async function sandboxRoutes(
   app: FastifyInstance,
-  opts: { connections: ConnectionService; sandbox: () => Sandbox },
+  opts: { connections: ConnectionService; sandbox: Sandbox },
 ): Promise<void> {
   const sandboxConnection = async (environmentId: string, name: string) => {
     const connection = await opts.connections.get(environmentId, name);
@@ -31,9 +31,9 @@ export async function sandboxRoutes(
     '/sandbox/connections/:name/expire-tokens',
     { schema: { params: NameParams } },
     async (req) => ({
-      expired: await opts
-        .sandbox()
-        .expireTokens(await sandboxConnection(req.principal.environmentId, req.params.name)),
+      expired: await opts.sandbox.expireTokens(
+        await sandboxConnection(req.principal.environmentId, req.params.name),
+      ),
     }),
   );
 
@@ -41,14 +41,14 @@ export async function sandboxRoutes(
     '/sandbox/connections/:name/revoke-grants',
     { schema: { params: NameParams } },
     async (req) => ({
-      revoked: await opts
-        .sandbox()
-        .revokeGrants(await sandboxConnection(req.principal.environmentId, req.params.name)),
+      revoked: await opts.sandbox.revokeGrants(
+        await sandboxConnection(req.principal.environmentId, req.params.name),
+      ),
     }),
   );
 
   app.post('/sandbox/reset', async () => {
-    await opts.sandbox().reset();
+    await opts.sandbox.reset();
     return { reset: true };
   });
 }
