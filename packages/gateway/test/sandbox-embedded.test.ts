@@ -30,11 +30,19 @@ describe('embedded sandbox emulators', () => {
     expect(t.gateway.sandbox.control).toBeDefined();
   });
 
-  it('logs each sandbox request once, as the gateway logs its own', async () => {
+  it('logs and counts each sandbox request once, as the gateway does its own', async () => {
+    const counted = async () => {
+      const { body } = await t.gateway.metrics.text();
+      const line = /portico_http_requests_total\{family="other",status_class="4xx"\} (\d+)/.exec(body);
+      return Number(line?.[1]);
+    };
+    const before = await counted();
+    expect(before).toBeGreaterThanOrEqual(0);
     await fetch(`${t.url}/sandbox/notion/v1/users/me`, { headers: { 'x-request-id': 'sandbox-logged' } });
     await expect
       .poll(() => t.logs.filter((l) => l.request_id === 'sandbox-logged' && l.msg === 'request completed'))
       .toEqual([expect.objectContaining({ method: 'GET', status: 401 })]);
+    expect(await counted()).toBe(before + 1);
   });
 
   it('passes request bodies through to the emulators unread', async () => {
