@@ -302,6 +302,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       ...(firstAdmin ? { bootstrapAdmin: firstAdmin } : {}),
       async listen() {
         const url = await app.listen({ port: config.port, host: config.host });
+        http.warm();
         if (config.metricsPort) metricsServer = await listenMetrics(metrics, config.host, config.metricsPort);
         // Fastify knows only the HTTP server behind the TLS layer.
         return config.tls ? url.replace(/^http:/, 'https:') : url;

@@ -1,6 +1,7 @@
 import { Readable, Transform } from 'node:stream';
-import { Agent, type Dispatcher, errors as undiciErrors } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { Problem } from '../errors/problem.js';
+import { loadUndici, UNDICI_ERRORS } from './undici.js';
 
 /**
  * The HTTP client to providers: one pooled keep-alive agent for all provider hosts, connect /
@@ -81,17 +82,34 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE'])
 const RETRYABLE_STATUS = new Set([429, 503]);
 
 export class UpstreamHttp {
-  readonly agent: Agent;
+  private agent: Agent | undefined;
+  private agentLoading: Promise<Agent> | undefined;
 
-  constructor(readonly options: UpstreamOptions = DEFAULT_UPSTREAM_OPTIONS) {
-    this.agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs },
-      headersTimeout: options.firstByteTimeoutMs,
-      bodyTimeout: options.idleTimeoutMs,
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 120_000,
-      connections: 128,
-      pipelining: 1,
+  constructor(readonly options: UpstreamOptions = DEFAULT_UPSTREAM_OPTIONS) {}
+
+  /** The pooled agent, made at the first request (see ./undici.ts). */
+  private loadAgent(): Promise<Agent> {
+    const options = this.options;
+    this.agentLoading ??= loadUndici().then(({ Agent }) => {
+      this.agent = new Agent({
+        connect: { timeout: options.connectTimeoutMs },
+        headersTimeout: options.firstByteTimeoutMs,
+        bodyTimeout: options.idleTimeoutMs,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 120_000,
+        connections: 128,
+        pipelining: 1,
+      });
+      return this.agent;
+    });
+    return this.agentLoading;
+  }
+
+  /** Loads the HTTP client in the background (the gateway calls this once it listens). */
+  warm(): void {
+    this.loadAgent().catch(() => {
+      // The first request loads it again and reports what went wrong.
+      this.agentLoading = undefined;
     });
   }
 
@@ -100,12 +118,14 @@ export class UpstreamHttp {
     const method = request.method.toUpperCase();
     const replayable = isReplayable(request.body);
     const retryable = IDEMPOTENT.has(method) && replayable;
+    // No await once loaded: a warm request pays nothing for the lazy load.
+    const agent = this.agent ?? (await this.loadAgent());
     let attempt = 0;
     for (;;) {
       attempt++;
       const watchdog = replayable ? undefined : this.streamWatchdog(request.body as Readable);
       try {
-        const response = await this.attempt({
+        const response = await this.attempt(agent, {
           origin: request.origin,
           path: request.path,
           method,
@@ -146,14 +166,14 @@ export class UpstreamHttp {
    * collected into one Buffer, a large or unannounced one flows through a stream with backpressure
    * (a paused consumer pauses the socket; a destroyed one aborts the upstream request).
    */
-  private attempt(attempt: Attempt): Promise<UpstreamResponse> {
+  private attempt(agent: Agent, attempt: Attempt): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       let statusCode = 0;
       let headers: Record<string, string | string[]> = {};
       const chunks: Buffer[] = [];
       let stream: Readable | undefined;
       let ended = false;
-      this.agent.dispatch(
+      agent.dispatch(
         {
           origin: attempt.origin,
           path: attempt.path,
@@ -259,8 +279,9 @@ export class UpstreamHttp {
     return state;
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    const agent = this.agent ?? (await this.agentLoading?.catch(() => undefined));
+    await agent?.close();
   }
 }
 
@@ -302,14 +323,13 @@ function sleep(ms: number): Promise<void> {
 function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: string })?.code;
   return (
-    error instanceof undiciErrors.ConnectTimeoutError ||
-    error instanceof undiciErrors.SocketError ||
+    code === UNDICI_ERRORS.connectTimeout ||
+    code === UNDICI_ERRORS.socket ||
     code === 'ECONNREFUSED' ||
     code === 'ECONNRESET' ||
     code === 'EPIPE' ||
     code === 'ENOTFOUND' ||
-    code === 'EAI_AGAIN' ||
-    code === 'UND_ERR_SOCKET'
+    code === 'EAI_AGAIN'
   );
 }
 
@@ -317,10 +337,11 @@ function isConnectionError(error: unknown): boolean {
 export function toUpstreamProblem(error: unknown, origin: string): Problem {
   if (error instanceof Problem) return error;
   const host = hostOf(origin);
+  const code = (error as { code?: string })?.code;
   if (
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError
+    code === UNDICI_ERRORS.headersTimeout ||
+    code === UNDICI_ERRORS.bodyTimeout ||
+    code === UNDICI_ERRORS.connectTimeout
   ) {
     return new Problem(
       'upstream_timeout',
@@ -328,7 +349,7 @@ export function toUpstreamProblem(error: unknown, origin: string): Problem {
     );
   }
   // Refused before anything was sent: a request the HTTP client will not put on the wire.
-  if (error instanceof undiciErrors.InvalidArgumentError || error instanceof undiciErrors.NotSupportedError) {
+  if (code === UNDICI_ERRORS.invalidArgument || code === UNDICI_ERRORS.notSupported) {
     return new Problem(
       'invalid_input',
       `The request cannot be sent to ${host} (${(error as Error).message}); remove or correct what it names.`,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { EVENTS_CHANNEL, recordEvent } from '../events/outbox.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { WEBHOOK_PREVIOUS_SECRET, WEBHOOK_SECRET } from '../secrets/sealed-columns.js';
@@ -14,6 +14,7 @@ import {
   markDelivered,
   markFailed,
 } from '../store/webhooks.js';
+import { loadUndici, UNDICI_ERRORS } from '../upstream/undici.js';
 import { webhookView } from './schemas.js';
 import { signedHeaders } from './signer.js';
 import { BlockedAddressError, guardedLookup, isPublicAddress, literalAddress } from './ssrf.js';
@@ -43,7 +44,7 @@ const RESPONSE_BODY_LIMIT = 1024;
  */
 export class DeliveryWorker {
   private readonly owner = `proc_${randomBytes(8).toString('hex')}`;
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | undefined;
   private readonly leaseMs: number;
   private inflight = 0;
   private draining: Promise<void> | undefined;
@@ -59,15 +60,23 @@ export class DeliveryWorker {
   constructor(
     private readonly deps: { db: Database; keyring: Keyring; logger: Logger; config: DeliveryConfig },
   ) {
-    const { timeoutMs, allowPrivate } = deps.config;
-    this.leaseMs = timeoutMs + 5_000;
-    this.agent = new Agent({
-      connect: { timeout: timeoutMs, lookup: guardedLookup(allowPrivate) as never },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: 4_000,
-      connections: 64,
-    });
+    this.leaseMs = deps.config.timeoutMs + 5_000;
+  }
+
+  /** The delivery agent, made at the first delivery (most gateways have no webhook endpoint). */
+  private dispatcher(): Promise<Agent> {
+    const { timeoutMs, allowPrivate } = this.deps.config;
+    this.agent ??= loadUndici().then(
+      ({ Agent }) =>
+        new Agent({
+          connect: { timeout: timeoutMs, lookup: guardedLookup(allowPrivate) as never },
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          keepAliveTimeout: 4_000,
+          connections: 64,
+        }),
+    );
+    return this.agent;
   }
 
   async start(): Promise<void> {
@@ -87,7 +96,7 @@ export class DeliveryWorker {
     await this.draining;
     await Promise.allSettled([...this.attempts]);
     await this.flushSuccesses();
-    await this.agent.close().catch(() => {});
+    await this.agent?.then((agent) => agent.close()).catch(() => {});
   }
 
   /** Looks for due deliveries now (coalesced with a look already under way). */
@@ -161,9 +170,10 @@ export class DeliveryWorker {
       if (literal && !this.deps.config.allowPrivate && !isPublicAddress(literal)) {
         throw new BlockedAddressError(url.hostname, literal);
       }
+      const [{ request }, dispatcher] = await Promise.all([loadUndici(), this.dispatcher()]);
       const res = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'Portico-Webhooks/1',
@@ -297,12 +307,12 @@ function describe(err: unknown, timeoutMs: number): string {
   }
   if (
     e.name === 'TimeoutError' ||
-    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    e.code === 'UND_ERR_BODY_TIMEOUT'
+    e.code === UNDICI_ERRORS.headersTimeout ||
+    e.code === UNDICI_ERRORS.bodyTimeout
   ) {
     return `timed out after ${timeoutMs} ms`;
   }
-  if (e.code === 'UND_ERR_CONNECT_TIMEOUT') return `could not connect within ${timeoutMs} ms`;
+  if (e.code === UNDICI_ERRORS.connectTimeout) return `could not connect within ${timeoutMs} ms`;
   const code = e.code ?? e.cause?.code;
   const message = e.cause?.message ?? e.message ?? String(err);
   return (code ? `${code}: ${message}` : message).slice(0, 500);
