@@ -46,10 +46,17 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
   const requestIds = new WeakMap<IncomingMessage, string>();
 
   const start = () => {
-    emulators ??= buildEmulators(options, requestIds).then((built) => {
-      control = built.control;
-      return built;
-    });
+    emulators ??= buildEmulators(options, requestIds).then(
+      (built) => {
+        control = built.control;
+        return built;
+      },
+      (error: unknown) => {
+        // The next request that needs them tries again.
+        emulators = undefined;
+        throw error;
+      },
+    );
     return emulators;
   };
   const handle = async () => (await start()).control;
@@ -109,7 +116,6 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
       try {
         built = (await start()).app;
       } catch (error) {
-        emulators = undefined;
         req.log.error({ err: error }, 'the sandbox emulators failed to start');
         throw new Problem('service_unavailable', 'The sandbox emulators failed to start; retry shortly.');
       }
@@ -128,7 +134,11 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
     });
     // Built in the background once the gateway answers, so the first sandbox call rarely waits.
     app.addHook('onListen', (done) => {
-      setImmediate(() => void start().catch(() => (emulators = undefined)));
+      setImmediate(() =>
+        start().catch((error: unknown) =>
+          options.logger.error({ err: error }, 'the sandbox emulators failed to start'),
+        ),
+      );
       done();
     });
     app.addHook('onClose', async () => {
