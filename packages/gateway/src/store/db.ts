@@ -53,7 +53,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 /**
  * Each backend loads its own driver when it opens: the one a gateway does not use is never read
- * (pg took about 50 ms of an embedded start, PGlite's JavaScript 30 ms of a PostgreSQL one).
+ * (imported alone, pg takes about 50 ms and PGlite's JavaScript about 30 ms).
  */
 type PGliteClass = typeof PGlite;
 const loadPglite = async (): Promise<PGliteClass> => (await import('@electric-sql/pglite')).PGlite;

@@ -107,10 +107,8 @@ export class UpstreamHttp {
 
   /** Loads the HTTP client in the background (the gateway calls this once it listens). */
   warm(): void {
-    this.loadAgent().catch(() => {
-      // The first request loads it again and reports what went wrong.
-      this.agentLoading = undefined;
-    });
+    // A module that fails to load fails each request too, which is where it is reported.
+    this.loadAgent().catch(() => {});
   }
 
   /** Sends the request, retrying where safe; the caller owns (and must consume) the response body. */
