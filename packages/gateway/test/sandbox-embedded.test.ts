@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
-// The embedded emulators start in the background once the gateway listens; a request for them
-// that comes first waits for them and is then served as any other.
+// The embedded emulators start at the first request that needs them, which waits for them and is
+// then served as any other.
 describe('embedded sandbox emulators', () => {
   const backend = BACKENDS[0]!;
   let t: TestGateway;
@@ -18,7 +18,7 @@ describe('embedded sandbox emulators', () => {
     await t?.close();
   });
 
-  it('the gateway answers before its emulators have started, and a sandbox request waits for them', async () => {
+  it('the gateway answers without its emulators, and the first sandbox request starts them', async () => {
     expect(controlAtListen).toBeUndefined();
     const res = await fetch(`${t.url}/sandbox/notion/v1/users/me`, {
       headers: { 'x-request-id': 'sandbox-first-call' },

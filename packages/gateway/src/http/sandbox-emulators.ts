@@ -24,9 +24,10 @@ export interface EmbeddedSandboxOptions {
 
 /**
  * The provider emulators inside this gateway, under /sandbox. They are a Fastify application of
- * their own, built after the gateway listens (or at the first request that needs them, whichever
- * comes first) and reached through one catch-all route: loading, seeding and routing four
- * providers was about a seventh of a restart, and a gateway serves its API without them. The
+ * their own, built at the first request or sandbox operation that needs them and reached through
+ * one catch-all route: loading, seeding and routing four providers was about a seventh of a
+ * restart and 10–13 MiB of resident memory, which a gateway that never uses its sandbox (or not yet)
+ * does without. The
  * gateway's route still owns what every request gets (request id, body deadline, access log,
  * metrics); the emulators' application answers in the providers' wire format, and in problem+json
  * where the gateway's own would (an unknown path, an error no emulator handles).
@@ -131,15 +132,6 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
       scope.addContentTypeParser('*', (_req, _payload, done) => done(null));
       scope.all(SANDBOX_PREFIX, forward);
       scope.all(`${SANDBOX_PREFIX}/*`, forward);
-    });
-    // Built in the background once the gateway answers, so the first sandbox call rarely waits.
-    app.addHook('onListen', (done) => {
-      setImmediate(() =>
-        start().catch((error: unknown) =>
-          options.logger.error({ err: error }, 'the sandbox emulators failed to start'),
-        ),
-      );
-      done();
     });
     app.addHook('onClose', async () => {
       const built = await emulators?.catch(() => undefined);

@@ -28,7 +28,7 @@ export interface Sandbox {
   reset(): Promise<void>;
   /**
    * The in-process emulators (mounted mode only), for tests and demos: there once `ready()` has
-   * resolved (they start in the background after the gateway listens).
+   * resolved (they start at the first request that needs them).
    */
   readonly control?: EmulatorControl;
   /** Resolves once the in-process emulators serve (at once in other modes). */

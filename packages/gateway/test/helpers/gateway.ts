@@ -85,7 +85,7 @@ export async function startTestGateway(
   };
   const gateway = await createGateway(config, { db, logger: pino(loggerOptions('info'), sink) });
   const address = await gateway.listen();
-  // Tests reach into the emulators (sandbox.control), which start in the background.
+  // Tests reach into the emulators (sandbox.control), which start at their first use.
   if (options.awaitSandbox !== false) await gateway.sandbox.ready?.();
   const client = gateway.bootstrapClient;
   if (!client) throw new Error('a fresh store must bootstrap a client');
