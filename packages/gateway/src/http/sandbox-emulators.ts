@@ -26,11 +26,11 @@ export interface EmbeddedSandboxOptions {
  * The provider emulators inside this gateway, under /sandbox. They are a Fastify application of
  * their own, built at the first request or sandbox operation that needs them and reached through
  * one catch-all route: loading, seeding and routing four providers was about a seventh of a
- * restart and 10–13 MiB of resident memory, which a gateway that never uses its sandbox (or not yet)
- * does without. The
- * gateway's route still owns what every request gets (request id, body deadline, access log,
- * metrics); the emulators' application answers in the providers' wire format, and in problem+json
- * where the gateway's own would (an unknown path, an error no emulator handles).
+ * restart and 10–13 MiB of resident memory, which a gateway that never uses its sandbox (or not
+ * yet) does without. The gateway's route still owns what every request gets (request id, body
+ * deadline, access log, metrics); the emulators' application answers in the providers' wire
+ * format, and in problem+json where the gateway's own would (an unknown path, an error no
+ * emulator handles).
  *
  * With `tls` the gateway's port answers cleartext with `tls_required` and its certificate names the
  * public host, not 127.0.0.1: the gateway then reaches its emulators through a second, cleartext
