@@ -128,9 +128,15 @@ class RequestLines {
   }
 }
 
+/** The field request ids are logged under, in every Fastify application of the gateway. */
+export const REQUEST_ID_LOG_LABEL = 'request_id';
+
+/** How paths match routes, in every Fastify application of the gateway (the emulators' too). */
+export const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: 500 } as const;
+
 class RequestLogController extends LogController {
   constructor(private readonly lines: RequestLines) {
-    super({ requestIdLogLabel: 'request_id' });
+    super({ requestIdLogLabel: REQUEST_ID_LOG_LABEL });
   }
 
   override incomingRequest(): void {}
@@ -359,7 +365,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors raised while routing (a malformed percent-escape) never reach the error handler.
     frameworkErrors: (error, req, reply) => void answerError(error, req, reply),
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ...ROUTER_OPTIONS },
   });
 
   const validators = new DeferredValidators();

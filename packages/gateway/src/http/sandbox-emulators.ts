@@ -11,6 +11,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { emulatorOf, SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
+import { REQUEST_ID_LOG_LABEL, ROUTER_OPTIONS } from './app.js';
 import { answerError, registerProblemHandlers } from './errors.js';
 
 export interface EmbeddedSandboxOptions {
@@ -171,11 +172,14 @@ async function buildEmulators(
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     // The gateway's route logs each request once.
-    logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    logController: new LogController({
+      requestIdLogLabel: REQUEST_ID_LOG_LABEL,
+      disableRequestLogging: true,
+    }),
     bodyLimit: options.bodyLimitBytes,
     genReqId: (req) => requestIds.get(req) ?? 'unknown',
     frameworkErrors: (error, req, reply) => void answerError(error, req, reply),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ...ROUTER_OPTIONS },
   });
   registerProblemHandlers(app);
   const { host, protocol } = new URL(options.publicUrl);

@@ -31,7 +31,7 @@ export interface Sandbox {
    * resolved (they start at the first request that needs them).
    */
   readonly control?: EmulatorControl;
-  /** Resolves once the in-process emulators serve (at once in other modes). */
+  /** Starts the in-process emulators and resolves once they serve (mounted mode only). */
   ready?(): Promise<void>;
 }
 
