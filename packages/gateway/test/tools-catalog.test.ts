@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../src/providers/catalog.js';
+import { publishedInput } from '../src/tools/versions.js';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool, TOOL_FORMATS } from '../src/tools/formats.js';
 import { bodyAjv } from '../src/validation/validator.js';
@@ -55,7 +56,9 @@ describe('tool catalog', () => {
         for (const combinator of ['anyOf', 'oneOf', 'allOf', 'not', 'enum']) {
           expect(schema[combinator], `${format} ${tool.name} top-level ${combinator}`).toBeUndefined();
         }
-        expect(JSON.stringify(schema), `${format} ${tool.name}`).toBe(JSON.stringify(tool.input));
+        // One schema in every format: the tool's own parameters, then the version parameters.
+        expect(JSON.stringify(schema), `${format} ${tool.name}`).toBe(JSON.stringify(publishedInput(tool)));
+        expect(schema.properties).toMatchObject({ schema_version: { type: 'string' }, tool_version: { type: 'string' } });
       }
     }
   });

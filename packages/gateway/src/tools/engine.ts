@@ -13,6 +13,7 @@ import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';
 import { formatTool, type ToolFormat } from './formats.js';
 import type { AnyTool } from './types.js';
+import { takeVersions, type Versions } from './versions.js';
 
 export interface ExecuteRequest {
   tool_name: string;
@@ -92,13 +93,14 @@ export class ToolEngine {
     const started = new Date();
     let credential: Credential | undefined;
     let client: ProviderClient | undefined;
+    let versions: Versions = request;
     const record = (status: 'success' | 'error', errorCode: string | null) => {
       const finished = new Date();
       const row: ExecutionRow = {
         id: executionId,
         environment_id: environmentId,
         tool_name: request.tool_name,
-        tool_version: request.tool_version ?? null,
+        tool_version: versions.tool_version ?? null,
         account_id: credential?.accountId ?? null,
         connection_name: credential?.connectionName ?? request.connection_name ?? null,
         identifier: request.identifier,
@@ -114,18 +116,6 @@ export class ToolEngine {
     try {
       const compiled = this.lookup(request.tool_name);
       const { tool } = compiled;
-      this.checkVersion('schema_version', request.schema_version, compiled.versions, tool.name);
-      this.checkVersion('tool_version', request.tool_version, compiled.versions, tool.name);
-      const provider = getProvider(tool.provider);
-      if (request.upstream_version !== undefined && !provider.api.versionHeader) {
-        throw new Problem(
-          'invalid_input',
-          `upstream_version is not supported by ${provider.displayName} tools; remove it.`,
-          {
-            errors: [{ path: '/upstream_version', message: `not supported for ${tool.provider}` }],
-          },
-        );
-      }
       const unsafe = unsafeInput(request.tool_input, '/tool_input');
       if (unsafe) {
         throw new Problem('invalid_input', summarize([unsafe], `The input of ${tool.name}`), {
@@ -133,6 +123,23 @@ export class ToolEngine {
         });
       }
       const input = structuredClone(request.tool_input ?? {});
+      const taken = takeVersions(tool, input, request);
+      if (taken.errors.length) {
+        throw new Problem('invalid_input', summarize(taken.errors, `The input of ${tool.name}`), {
+          errors: taken.errors,
+        });
+      }
+      versions = taken.versions;
+      if ('_parent' in input) {
+        // The specification's invalid condition 5: the parent is computed, never taken from a caller.
+        const errors = [{ path: '/tool_input/_parent', message: COMPUTED_PARENT }];
+        throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
+      }
+      for (const field of ['schema_version', 'tool_version'] as const) {
+        const where = request[field] !== undefined ? `/${field}` : `/tool_input/${field}`;
+        this.checkVersion(field, where, versions[field], compiled.versions, tool.name);
+      }
+      const provider = getProvider(tool.provider);
       const aliases = resolveAliases(tool, input);
       if (aliases.conflicts.length) {
         const errors = aliases.conflicts.map((e) => ({ ...e, path: `/tool_input${e.path}` }));
@@ -142,8 +149,8 @@ export class ToolEngine {
       const validate = compiled.validate;
       if (!validate(input)) {
         const errors = toFieldErrors(validate.errors, '').map((e) => ({
-          ...e,
           path: `/tool_input${aliases.callerPath(e.path)}`,
+          message: e.message === 'is required' && e.path.lastIndexOf('/') === 0 ? MISSING_REQUIRED : e.message,
         }));
         throw new Problem(
           'invalid_input',
@@ -164,8 +171,8 @@ export class ToolEngine {
         credential,
         this.deps.accountTokens,
         this.deps.http,
-        request.upstream_version && provider.api.versionHeader
-          ? { [provider.api.versionHeader]: request.upstream_version }
+        versions.upstream_version && provider.api.versionHeader
+          ? { [provider.api.versionHeader]: versions.upstream_version }
           : {},
       );
       const data = await tool.run(input as never, { client });
@@ -193,13 +200,19 @@ export class ToolEngine {
     }
   }
 
-  private checkVersion(field: string, value: string | undefined, known: string[], tool: string): void {
+  private checkVersion(
+    field: string,
+    path: string,
+    value: string | undefined,
+    known: string[],
+    tool: string,
+  ): void {
     if (value === undefined || known.includes(value)) return;
     throw new Problem(
       'invalid_input',
       `${field} "${value}" is not registered for ${tool}; known versions: ${known.join(', ')}. Omit it to use the current one.`,
       {
-        errors: [{ path: `/${field}`, message: `must be one of: ${known.join(', ')}` }],
+        errors: [{ path, message: `must be one of: ${known.join(', ')}` }],
       },
     );
   }
@@ -228,6 +241,11 @@ export class ToolEngine {
     return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider);
   }
 }
+
+const MISSING_REQUIRED =
+  'is required (rule: a missing required parameter is invalid; the specification marks this parameter R)';
+const COMPUTED_PARENT =
+  'must not be supplied (rule: "_parent" is computed by the gateway from database_id or parent_page_id and is never supplied by the caller); remove it';
 
 /** The known name nearest to a mistyped one (edit distance at most a third of its length). */
 function closestName(name: string, known: string[]): string | undefined {

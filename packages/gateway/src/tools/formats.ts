@@ -1,11 +1,12 @@
 import type { AnyTool } from './types.js';
+import { publishedInput } from './versions.js';
 
 export const TOOL_FORMATS = ['json_schema', 'openai', 'anthropic', 'mcp'] as const;
 export type ToolFormat = (typeof TOOL_FORMATS)[number];
 
 /** A tool definition as each agent framework expects it, all generated from the one definition. */
 export function formatTool(tool: AnyTool, format: ToolFormat): Record<string, unknown> {
-  const schema = JSON.parse(JSON.stringify(tool.input)) as Record<string, unknown>;
+  const schema = structuredClone(publishedInput(tool));
   switch (format) {
     case 'openai':
       return {
