@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../src/providers/catalog.js';
-import { publishedInput } from '../src/tools/versions.js';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool, TOOL_FORMATS } from '../src/tools/formats.js';
+import { publishedInput } from '../src/tools/versions.js';
 import { bodyAjv } from '../src/validation/validator.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -58,7 +58,10 @@ describe('tool catalog', () => {
         }
         // One schema in every format: the tool's own parameters, then the version parameters.
         expect(JSON.stringify(schema), `${format} ${tool.name}`).toBe(JSON.stringify(publishedInput(tool)));
-        expect(schema.properties).toMatchObject({ schema_version: { type: 'string' }, tool_version: { type: 'string' } });
+        expect(schema.properties).toMatchObject({
+          schema_version: { type: 'string' },
+          tool_version: { type: 'string' },
+        });
       }
     }
   });

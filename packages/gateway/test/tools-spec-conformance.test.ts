@@ -144,7 +144,8 @@ describe.each(spec.tools)('$name takes the specification’s parameters', (tool)
         expect(validate(p.name, p.minimum)).toBe(true);
         expect(validate(p.name, p.minimum - 1)).toBe(false);
       }
-      if (p.format) expect(validate(p.name, SAMPLES[p.format]), `${tool.name}.${p.name} ${p.format}`).toBe(true);
+      if (p.format)
+        expect(validate(p.name, SAMPLES[p.format]), `${tool.name}.${p.name} ${p.format}`).toBe(true);
       for (const value of p.values ?? []) {
         expect(validate(p.name, value), `${tool.name}.${p.name} = ${value}`).toBe(true);
       }

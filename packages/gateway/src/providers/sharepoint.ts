@@ -26,7 +26,9 @@ export const sharepoint: ProviderDefinition = {
   api: {
     baseUrl: 'https://graph.microsoft.com',
     defaultHeaders: {},
-    pathRewrites: [],
+    // The specification lists GET /v1.0/me/sites ("list sites"), which Graph v1.0 does not have:
+    // it is answered as the site search that lists every site the user can reach.
+    pathRewrites: [{ from: '/v1.0/me/sites', to: '/v1.0/sites', exact: true, query: { search: '*' } }],
     // {error:{code, message, innerError}}
     describeError: (_status, body) => {
       const error = (body as { error?: { message?: unknown; code?: unknown } })?.error;

@@ -62,10 +62,10 @@ export interface ProviderDefinition {
     /** Headers every request carries unless the caller sets them. */
     defaultHeaders: Record<string, string>;
     /**
-     * Proxy path prefixes of the specification that differ from the provider's real layout,
-     * rewritten before forwarding (first match wins).
+     * Proxy paths of the specification that differ from the provider's real layout, rewritten
+     * before forwarding (first match wins).
      */
-    pathRewrites: Array<{ from: string; to: string }>;
+    pathRewrites: PathRewrite[];
     /** Header that carries the caller's `upstream_version` (Notion-Version), where the provider has one. */
     versionHeader?: string;
     /** Reads the provider's own error body: its message, and whether it means "slow down". */
@@ -73,6 +73,16 @@ export interface ProviderDefinition {
   };
   /** The emulator (in packages/emulators) that plays this provider in sandbox mode. */
   emulator: 'notion' | 'google' | 'hubspot' | 'microsoft';
+}
+
+/** A specification path the provider lays out otherwise. */
+export interface PathRewrite {
+  /** A path prefix, or with `exact` the whole path. */
+  from: string;
+  to: string;
+  exact?: boolean;
+  /** Query parameters the provider's path needs, added unless the caller gave them. */
+  query?: Record<string, string>;
 }
 
 /** What a provider's error body says, in the terms Portico acts on. */

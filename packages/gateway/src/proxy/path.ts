@@ -99,12 +99,23 @@ export function upstreamTarget(
 ): UpstreamTarget {
   checkProxyPath(rawPath);
   let path = rawPath;
+  let query = rawQuery;
   for (const rewrite of provider.api.pathRewrites) {
-    if (path.startsWith(rewrite.from)) {
-      path = rewrite.to + path.slice(rewrite.from.length);
-      break;
-    }
+    if (rewrite.exact ? path !== rewrite.from : !path.startsWith(rewrite.from)) continue;
+    path = rewrite.to + path.slice(rewrite.from.length);
+    query = withDefaults(query, rewrite.query);
+    break;
   }
   const { origin, basePath } = parseBase(apiBaseUrl);
-  return { origin, path: `${basePath}${path}${rawQuery ? `?${rawQuery}` : ''}` };
+  return { origin, path: `${basePath}${path}${query ? `?${query}` : ''}` };
+}
+
+/** The caller's query string with a rewrite's parameters added where the caller did not give them. */
+function withDefaults(rawQuery: string, defaults: Record<string, string> | undefined): string {
+  if (!defaults) return rawQuery;
+  const given = new URLSearchParams(rawQuery);
+  const added = Object.entries(defaults)
+    .filter(([name]) => !given.has(name))
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+  return [...added, ...(rawQuery ? [rawQuery] : [])].join('&');
 }

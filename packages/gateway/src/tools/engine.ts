@@ -150,7 +150,8 @@ export class ToolEngine {
       if (!validate(input)) {
         const errors = toFieldErrors(validate.errors, '').map((e) => ({
           path: `/tool_input${aliases.callerPath(e.path)}`,
-          message: e.message === 'is required' && e.path.lastIndexOf('/') === 0 ? MISSING_REQUIRED : e.message,
+          message:
+            e.message === 'is required' && e.path.lastIndexOf('/') === 0 ? MISSING_REQUIRED : e.message,
         }));
         throw new Problem(
           'invalid_input',

@@ -14,7 +14,8 @@ export type Versions = Partial<Record<VersionParameter, string>>;
 const MAX_VERSION_LENGTH = 40;
 
 const DESCRIPTIONS: Record<VersionParameter, string> = {
-  schema_version: 'Internal override: the input schema version to validate against (omit for the current one).',
+  schema_version:
+    'Internal override: the input schema version to validate against (omit for the current one).',
   tool_version: 'Internal override: the tool implementation version to run (omit for the current one).',
   upstream_version:
     'Overrides the provider API version header sent upstream, a date such as 2022-06-28 (omit for the default).',
@@ -65,7 +66,10 @@ export function takeVersions(
     delete input[name];
     const path = `/tool_input/${name}`;
     if (typeof inside !== 'string' || inside.length === 0 || inside.length > MAX_VERSION_LENGTH) {
-      errors.push({ path, message: `must be a non-empty string of at most ${MAX_VERSION_LENGTH} characters` });
+      errors.push({
+        path,
+        message: `must be a non-empty string of at most ${MAX_VERSION_LENGTH} characters`,
+      });
     } else if (outside !== undefined && outside !== inside) {
       errors.push({
         path,
