@@ -234,6 +234,20 @@ describe('crm_ contacts', () => {
     expect(stored.phone).toBeUndefined();
   });
 
+  it('crm_contact_update merges contact fields given beside props into it', async () => {
+    await ok('crm_contact_update', {
+      contact_id: contactId,
+      jobtitle: 'Head of Trajectory Analysis',
+      crm_lead_status: 'CONNECTED',
+      props: { city: 'Hampton' },
+    });
+    expect(Object.fromEntries(portal().objects.contacts.get(contactId)!.properties)).toMatchObject({
+      jobtitle: 'Head of Trajectory Analysis',
+      hs_lead_status: 'CONNECTED',
+      city: 'Hampton',
+    });
+  });
+
   it('crm_contacts_list pages through every contact with the after cursor', async () => {
     const all = records('contacts');
     const seen: string[] = [];
@@ -301,14 +315,16 @@ describe('crm_ deals', () => {
     expect([...stored.associations.get('contacts')!]).toEqual([contact.id]);
   });
 
-  it('crm_deal_update changes only the given fields', async () => {
+  it('crm_deal_update changes only the given properties, converting crm_priority and closedate', async () => {
     const updated = await ok('crm_deal_update', {
       deal_id: dealId,
-      dealstage: 'closedwon',
-      crm_priority: 'LOW',
+      properties: {
+        dealstage: 'closedwon',
+        crm_priority: 'LOW',
+        closedate: '2025-12-31',
+        description: 'Signed',
+      },
       good_deal: false,
-      closedate: '2025-12-31',
-      props: { description: 'Signed' },
     });
     expect(updated.properties).toMatchObject({ dealstage: 'closedwon', hs_priority: 'low' });
     expect(Object.fromEntries(portal().objects.deals.get(dealId)!.properties)).toMatchObject({
@@ -319,6 +335,15 @@ describe('crm_ deals', () => {
       good_deal: 'false',
       closedate: '2025-12-31T00:00:00.000Z',
       description: 'Signed',
+    });
+  });
+
+  it('crm_deal_update takes props, the earlier name of properties', async () => {
+    await ok('crm_deal_update', { deal_id: dealId, props: { amount: 260000, hs_priority: 'medium' } });
+    expect(Object.fromEntries(portal().objects.deals.get(dealId)!.properties)).toMatchObject({
+      amount: '260000',
+      hs_priority: 'medium',
+      dealstage: 'closedwon',
     });
   });
 });
@@ -382,7 +407,8 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
     await rejected('crm_deals_search', { properties: 'dealname;amount' }, '/tool_input/properties');
     await rejected('crm_deals_search', { limit: 101 }, '/tool_input/limit');
     await rejected('crm_deals_search', { limit: 0 }, '/tool_input/limit');
-    await rejected('crm_deals_search', { limit: '10' }, '/tool_input/limit', /must be an integer/);
+    await rejected('crm_deals_search', { limit: 0.5 }, '/tool_input/limit');
+    await rejected('crm_deals_search', { limit: '10' }, '/tool_input/limit', /must be a number/);
     await rejected('crm_companies_search', { after: 'abc' }, '/tool_input/after');
     await rejected('crm_companies_search', { after: 10 }, '/tool_input/after', /must be a string/);
     await rejected('crm_companies_search', { sort: 'name desc' }, '/tool_input/sort');
@@ -394,8 +420,14 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
     await rejected('crm_company_create', { domain: 'x.example' }, '/tool_input/name', /is required/);
     await rejected(
       'crm_company_create',
-      { name: 'X', numberofemployees: 4.5 },
+      { name: 'X', numberofemployees: -1 },
       '/tool_input/numberofemployees',
+    );
+    await rejected(
+      'crm_company_create',
+      { name: 'X', numberofemployees: '42' },
+      '/tool_input/numberofemployees',
+      /must be a number/,
     );
     await rejected(
       'crm_company_create',
@@ -413,17 +445,22 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
   });
 
   it('contact tools: rules, lead status values, required fields', async () => {
-    await rejected('crm_contact_create', {}, '/tool_input', /rule: a contact needs an email or a name/);
+    await rejected(
+      'crm_contact_create',
+      { firstname: 'Ada', lastname: 'Lovelace' },
+      '/tool_input/email',
+      /is required \(rule: a missing required parameter/,
+    );
     await rejected('crm_contact_create', { email: 'not-an-email' }, '/tool_input/email');
     await rejected(
       'crm_contact_create',
-      { firstname: 'A', crm_lead_status: 'HOT' },
+      { email: 'a@example.com', crm_lead_status: 'HOT' },
       '/tool_input/crm_lead_status',
       /must be one of: NEW, OPEN, IN_PROGRESS/,
     );
     await rejected(
       'crm_contact_create',
-      { firstname: 'A', extra_properties: { hs_lead_status: 'NEW' } },
+      { email: 'a@example.com', extra_properties: { hs_lead_status: 'NEW' } },
       '/tool_input/extra_properties/hs_lead_status',
       /crm_lead_status/,
     );
@@ -440,14 +477,37 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
       '/tool_input/contact_id',
       /not an email address/,
     );
-    await rejected('crm_contact_update', { contact_id: '100009' }, '/tool_input/props', /is required/);
+    await rejected(
+      'crm_contact_update',
+      { contact_id: '100009' },
+      '/tool_input/props',
+      /Nothing to change \(rule: props is optional, but a call must change something/,
+    );
     await rejected(
       'crm_contact_update',
       { props: { firstname: 'A' } },
       '/tool_input/contact_id',
       /is required/,
     );
-    await rejected('crm_contact_update', { contact_id: '100009', props: {} }, '/tool_input/props');
+    await rejected(
+      'crm_contact_update',
+      { contact_id: '100009', props: {} },
+      '/tool_input/props',
+      /Nothing to change/,
+    );
+    await rejected(
+      'crm_contact_update',
+      { contact_id: '100009', jobtitle: 'CTO', props: { jobtitle: 'CEO' } },
+      '/tool_input/props/jobtitle',
+      /rule: give each property once, inside props or beside it/,
+    );
+    await rejected(
+      'crm_contact_update',
+      { contact_id: '100009', crm_lead_status: 'NEW', props: { hs_lead_status: 'OPEN' } },
+      '/tool_input/props/hs_lead_status',
+      /same property/,
+    );
+    await rejected('crm_contact_update', { contact_id: '100009', email: 'nope' }, '/tool_input/email');
     await rejected(
       'crm_contact_update',
       { contact_id: '100009', props: { crm_lead_status: 'WARM' } },
@@ -462,7 +522,7 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
     await rejected(
       'crm_contact_update',
       { contact_id: '100009', props: { crm_lead_status: 'NEW', hs_lead_status: 'NEW' } },
-      '/tool_input/props/crm_lead_status',
+      '/tool_input/props/hs_lead_status',
       /same property/,
     );
     await rejected(
@@ -476,74 +536,109 @@ describe('crm_ input validation (400 invalid_input, no upstream request)', () =>
       '/tool_input/props/tags',
     );
     await rejected('crm_contacts_list', { limit: 101 }, '/tool_input/limit');
+    await rejected('crm_contacts_list', { limit: true }, '/tool_input/limit', /must be a number/);
     await rejected('crm_contacts_list', { archived: 'yes' }, '/tool_input/archived', /must be a boolean/);
     await rejected('crm_contacts_list', { after: '' }, '/tool_input/after');
   });
 
   it('deal tools: closedate calendar rule, priority and good_deal values, required fields', async () => {
-    await rejected('crm_deal_create', { amount: 10 }, '/tool_input/dealname', /is required/);
+    const deal = { dealname: 'D', amount: 10, dealstage: 'qualifiedtobuy' };
     await rejected(
       'crm_deal_create',
-      { dealname: 'D', closedate: '2025-02-30' },
+      { pipeline: 'default' },
+      ['/tool_input/dealname', '/tool_input/amount', '/tool_input/dealstage'],
+      /is required/,
+    );
+    await rejected(
+      'crm_deal_create',
+      { ...deal, closedate: '2025-02-30' },
       '/tool_input/closedate',
       /rule: closedate is a real date in the form YYYY-MM-DD/,
     );
+    await rejected('crm_deal_create', { ...deal, closedate: '2025-13-01' }, '/tool_input/closedate', /rule/);
+    await rejected('crm_deal_create', { ...deal, closedate: '2023-02-29' }, '/tool_input/closedate', /rule/);
+    await rejected('crm_deal_create', { ...deal, closedate: '30/06/2025' }, '/tool_input/closedate');
     await rejected(
       'crm_deal_create',
-      { dealname: 'D', closedate: '2025-13-01' },
-      '/tool_input/closedate',
-      /rule/,
-    );
-    await rejected(
-      'crm_deal_create',
-      { dealname: 'D', closedate: '2023-02-29' },
-      '/tool_input/closedate',
-      /rule/,
-    );
-    await rejected('crm_deal_create', { dealname: 'D', closedate: '30/06/2025' }, '/tool_input/closedate');
-    await rejected(
-      'crm_deal_create',
-      { dealname: 'D', closedate: '2025-06-30T10:00:00Z' },
+      { ...deal, closedate: '2025-06-30T10:00:00Z' },
       '/tool_input/closedate',
     );
     await rejected(
       'crm_deal_create',
-      { dealname: 'D', crm_priority: 'high' },
+      { ...deal, crm_priority: 'high' },
       '/tool_input/crm_priority',
       /must be one of: HIGH, MEDIUM, LOW/,
     );
+    await rejected('crm_deal_create', { ...deal, good_deal: 'yes' }, '/tool_input/good_deal', /boolean/);
+    await rejected('crm_deal_create', { ...deal, amount: -1 }, '/tool_input/amount');
+    await rejected('crm_deal_create', { ...deal, company_ids: ['x'] }, '/tool_input/company_ids/0');
     await rejected(
       'crm_deal_create',
-      { dealname: 'D', good_deal: 'yes' },
-      '/tool_input/good_deal',
-      /boolean/,
-    );
-    await rejected('crm_deal_create', { dealname: 'D', amount: -1 }, '/tool_input/amount');
-    await rejected('crm_deal_create', { dealname: 'D', company_ids: ['x'] }, '/tool_input/company_ids/0');
-    await rejected(
-      'crm_deal_create',
-      { dealname: 'D', extra_properties: { hs_priority: 'high' } },
+      { ...deal, extra_properties: { hs_priority: 'high' } },
       '/tool_input/extra_properties/hs_priority',
       /crm_priority/,
     );
-    await rejected('crm_deal_update', { dealstage: 'closedwon' }, '/tool_input/deal_id', /is required/);
     await rejected(
       'crm_deal_update',
-      { deal_id: '100024' },
-      '/tool_input',
-      /rule: an update changes at least one/,
+      { properties: { dealstage: 'closedwon' } },
+      '/tool_input/deal_id',
+      /is required/,
+    );
+    await rejected('crm_deal_update', { deal_id: '100024' }, '/tool_input/properties', /is required/);
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', dealstage: 'closedwon' },
+      '/tool_input/dealstage',
+      /not a known field/,
     );
     await rejected(
       'crm_deal_update',
-      { deal_id: '100024', closedate: '2025-04-31' },
-      '/tool_input/closedate',
+      { deal_id: '100024', properties: {} },
+      '/tool_input/properties',
+      /Nothing to change \(rule: properties holds the deal properties to change/,
+    );
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', properties: { closedate: '2025-04-31' } },
+      '/tool_input/properties/closedate',
+      /rule: closedate/,
+    );
+    // Errors under the alias are reported where the caller wrote them.
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', props: { closedate: '2025-06-30T10:00:00Z' } },
+      '/tool_input/props/closedate',
       /rule: closedate/,
     );
     await rejected(
       'crm_deal_update',
-      { deal_id: '100024', dealstage: 'closedwon', props: { dealstage: 'closedlost' } },
-      '/tool_input/props/dealstage',
+      { deal_id: '100024', properties: { crm_priority: 'high' } },
+      '/tool_input/properties/crm_priority',
+      /rule: crm_priority is one of HIGH, MEDIUM, LOW/,
+    );
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', properties: { crm_priority: 'HIGH', hs_priority: 'high' } },
+      '/tool_input/properties/hs_priority',
+      /same property/,
+    );
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', properties: { good_deal: true }, good_deal: false },
+      '/tool_input/properties/good_deal',
       /give each property once/,
+    );
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', properties: { dealstage: 'closedwon' }, good_deal: 'yes' },
+      '/tool_input/good_deal',
+      /boolean/,
+    );
+    await rejected(
+      'crm_deal_update',
+      { deal_id: '100024', properties: { a: 1 }, props: { a: 2 } },
+      '/tool_input/props',
+      /give only "properties"/,
     );
   });
 });
@@ -553,7 +648,7 @@ describe('crm_ provider errors', () => {
     for (const [tool, input] of [
       ['crm_contact_get', { contact_id: '999999' }],
       ['crm_company_get', { company_id: '999999' }],
-      ['crm_deal_update', { deal_id: '999999', amount: 1 }],
+      ['crm_deal_update', { deal_id: '999999', properties: { amount: 1 } }],
       ['crm_contact_update', { contact_id: '999999', props: { firstname: 'X' } }],
     ] as const) {
       expectUpstreamError(await run(tool, input), notFound(/HubSpot answered 404: Object not found/), tool);
@@ -561,7 +656,11 @@ describe('crm_ provider errors', () => {
   });
 
   it("HubSpot's validation errors are upstream_validation", async () => {
-    const res = await run('crm_deal_create', { dealname: 'Bad stage', dealstage: 'no_such_stage' });
+    const res = await run('crm_deal_create', {
+      dealname: 'Bad stage',
+      amount: 1,
+      dealstage: 'no_such_stage',
+    });
     expectUpstreamError(res, {
       status: 400,
       code: 'upstream_validation',

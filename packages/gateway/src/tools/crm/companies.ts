@@ -1,14 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
 import { createRecord, getRecord, pickProperties } from './records.js';
-import {
-  CREATE,
-  propertiesParam,
-  propertyValueSchema,
-  READ_ONLY,
-  recordId,
-  splitProperties,
-} from './shared.js';
+import { CREATE, propertiesParam, propertyMap, READ_ONLY, recordId, splitProperties } from './shared.js';
 
 const COMPANY_FIELDS = [
   'name',
@@ -35,12 +28,13 @@ const createExample = {
   city: 'London',
   country: 'United Kingdom',
   numberofemployees: 42,
+  annualrevenue: 1250000,
 };
 
 export const crmCompanyCreate = defineTool({
   name: 'crm_company_create',
   provider: 'hubspot',
-  description: `Creates a company in the HubSpot CRM and returns the created record (id, properties, createdAt). Use it when the company does not exist yet (search with crm_companies_search first to avoid duplicates: HubSpot does not deduplicate companies created through the API). Rules: name is required; numberofemployees is a whole number ≥ 0; other HubSpot properties (including custom ones) go in extra_properties by internal name. Example: ${JSON.stringify(createExample)}`,
+  description: `Creates a company in the HubSpot CRM and returns the created record (id, properties, createdAt). Use it when the company does not exist yet (search with crm_companies_search first to avoid duplicates: HubSpot does not deduplicate companies created through the API). Rules: name is required; numberofemployees and annualrevenue are numbers ≥ 0; other HubSpot properties (including custom ones) go in extra_properties by internal name. Example: ${JSON.stringify(createExample)}`,
   input: Type.Object(
     {
       name: Type.String({ minLength: 1, description: 'Company name (HubSpot property name).' }),
@@ -65,7 +59,7 @@ export const crmCompanyCreate = defineTool({
       zip: Type.Optional(Type.String({ minLength: 1, description: 'Postal code.' })),
       country: Type.Optional(Type.String({ minLength: 1, description: 'Country or region.' })),
       numberofemployees: Type.Optional(
-        Type.Integer({ minimum: 0, description: 'Number of employees (whole number ≥ 0).' }),
+        Type.Number({ minimum: 0, description: 'Number of employees, e.g. 42 (sent to HubSpot as text).' }),
       ),
       annualrevenue: Type.Optional(
         Type.Number({ minimum: 0, description: 'Annual revenue in the portal currency.' }),
@@ -85,10 +79,9 @@ export const crmCompanyCreate = defineTool({
         }),
       ),
       extra_properties: Type.Optional(
-        Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), propertyValueSchema, {
-          description:
-            'Any other company properties by HubSpot internal name (including custom properties), e.g. {"about_us": "…"}. Must not repeat a field given above.',
-        }),
+        propertyMap(
+          'Any other company properties by HubSpot internal name (including custom properties), e.g. {"about_us": "…"}. Must not repeat a field given above.',
+        ),
       ),
     },
     { additionalProperties: false },
@@ -115,7 +108,7 @@ export const crmCompanyCreate = defineTool({
 export const crmCompanyGet = defineTool({
   name: 'crm_company_get',
   provider: 'hubspot',
-  description: `Reads one HubSpot company by its record id and returns its properties (HubSpot's defaults, or the ones named in properties) and, when asked, the ids of associated contacts and deals. Use it when you know the company id (e.g. from crm_companies_search). Rules: company_id is the numeric record id. Example: ${JSON.stringify({ company_id: '100001', properties: 'name,domain,industry,numberofemployees', associations: 'contacts,deals' })}`,
+  description: `Reads one HubSpot company by its record id and returns its properties (HubSpot's defaults, or the ones named in properties) and, when asked, the ids of associated contacts and deals. Use it when you know the company id (e.g. from crm_companies_search). Rules: company_id is the numeric record id. Example: ${JSON.stringify({ company_id: '100001', properties: 'name,domain,industry,numberofemployees' })}`,
   input: Type.Object(
     {
       company_id: recordId('HubSpot record id of the company (digits), e.g. "100001".'),

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TOptional, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import {
@@ -13,9 +13,9 @@ import {
   CREATE,
   LEAD_STATUSES,
   leadStatusSchema,
+  limitParam,
   propertiesParam,
-  propertyText,
-  propertyValueSchema,
+  propertyMap,
   READ_ONLY,
   RECORD_ID_PATTERN,
   recordId,
@@ -26,40 +26,75 @@ import {
 
 const CONTACT_DEFAULTS = 'firstname, lastname, email, createdate, lastmodifieddate, hs_object_id';
 
-const CONTACT_FIELDS = [
-  'email',
-  'firstname',
-  'lastname',
-  'phone',
-  'mobilephone',
-  'company',
-  'jobtitle',
-  'website',
-  'address',
-  'city',
-  'state',
-  'zip',
-  'country',
-  'lifecyclestage',
-  'hubspot_owner_id',
-] as const;
+const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+
+function text(description: string) {
+  return Type.String({ minLength: 1, description });
+}
+
+/** Contact fields taken under their own names by create, and beside props by update. */
+const contactFields = {
+  email: Type.String({
+    pattern: EMAIL_PATTERN,
+    description: 'Email address, the contact\'s unique identifier at HubSpot, e.g. "ada@example.com".',
+  }),
+  firstname: text('First name.'),
+  lastname: text('Last name.'),
+  phone: text('Phone number.'),
+  mobilephone: text('Mobile phone number.'),
+  company: text('Company name as free text (to link a company record use company_ids).'),
+  jobtitle: text('Job title.'),
+  website: text('Website URL.'),
+  address: text('Street address.'),
+  city: text('City.'),
+  state: text('State or region.'),
+  zip: text('Postal code.'),
+  country: text('Country or region.'),
+  lifecyclestage: text(
+    'Lifecycle stage option value: subscriber, lead, marketingqualifiedlead, salesqualifiedlead, opportunity, customer, evangelist, other (or a custom stage id of the portal).',
+  ),
+  crm_lead_status: leadStatusSchema,
+  hubspot_owner_id: Type.String({
+    pattern: RECORD_ID_PATTERN,
+    description: 'Id of the HubSpot owner (user) to assign, e.g. "81000101".',
+  }),
+};
+const CONTACT_FIELDS = Object.keys(contactFields) as Array<keyof typeof contactFields>;
+
+type OptionalContactFields = { [K in keyof typeof contactFields]: TOptional<(typeof contactFields)[K]> };
+
+/** Every contact field, optional. */
+function optionalFields(): OptionalContactFields {
+  return Object.fromEntries(
+    Object.entries(contactFields).map(([name, schema]) => [name, Type.Optional(schema)]),
+  ) as OptionalContactFields;
+}
 
 /** HubSpot's contact→company association (primary company). */
 const CONTACT_TO_COMPANY = 279;
 
-const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$';
+/** The spec's crm_lead_status is HubSpot's hs_lead_status: one property under two names. */
+function hubspotName(name: string): string {
+  return name === 'crm_lead_status' ? 'hs_lead_status' : name;
+}
 
-function text(description: string) {
-  return Type.Optional(Type.String({ minLength: 1, description }));
+/** The given `names` of `values` as HubSpot properties: text, under HubSpot's names. */
+function contactProperties(
+  values: Record<string, unknown>,
+  names: readonly string[] = Object.keys(values),
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(pickProperties(values, names)).map(([name, value]) => [hubspotName(name), value]),
+  );
 }
 
 const createExample = {
   email: 'grace.hopper@example.com',
   firstname: 'Grace',
   lastname: 'Hopper',
+  company: 'Remington Rand',
   jobtitle: 'Rear Admiral',
   crm_lead_status: 'NEW',
-  company_ids: ['100001'],
 };
 
 const LEAD_STATUS_RULE = `rule: the lead status (crm_lead_status, HubSpot's hs_lead_status) is one of ${LEAD_STATUSES.join(', ')}`;
@@ -79,34 +114,11 @@ function extraRepeats(extra: Record<string, unknown> | undefined, given: object)
 export const crmContactCreate = defineTool({
   name: 'crm_contact_create',
   provider: 'hubspot',
-  description: `Creates a contact in the HubSpot CRM and returns the created record (id, properties, createdAt). Use it for a person who is not in the CRM yet; HubSpot refuses a second contact with the same email (409 conflict, naming the existing id: update that one with crm_contact_update instead). Rules: give at least one of email, firstname or lastname; email must look like an address; crm_lead_status (sent as hs_lead_status) is one of ${LEAD_STATUSES.join(', ')}; company_ids links the contact to existing companies. Example: ${JSON.stringify(createExample)}`,
+  description: `Creates a contact in the HubSpot CRM and returns the created record (id, properties, createdAt). Use it for a person who is not in the CRM yet; HubSpot refuses a second contact with the same email (409 conflict, naming the existing id: update that one with crm_contact_update instead). Rules: email is required (the contact's unique identifier) and must look like an address; crm_lead_status (sent as hs_lead_status) is one of ${LEAD_STATUSES.join(', ')}; company_ids links the contact to existing companies. Example: ${JSON.stringify(createExample)}`,
   input: Type.Object(
     {
-      email: Type.Optional(
-        Type.String({ pattern: EMAIL_PATTERN, description: 'Email address, e.g. "ada@example.com".' }),
-      ),
-      firstname: text('First name.'),
-      lastname: text('Last name.'),
-      phone: text('Phone number.'),
-      mobilephone: text('Mobile phone number.'),
-      company: text('Company name as free text (to link a company record use company_ids).'),
-      jobtitle: text('Job title.'),
-      website: text('Website URL.'),
-      address: text('Street address.'),
-      city: text('City.'),
-      state: text('State or region.'),
-      zip: text('Postal code.'),
-      country: text('Country or region.'),
-      lifecyclestage: text(
-        'Lifecycle stage option value: subscriber, lead, marketingqualifiedlead, salesqualifiedlead, opportunity, customer, evangelist, other (or a custom stage id of the portal).',
-      ),
-      crm_lead_status: Type.Optional(leadStatusSchema),
-      hubspot_owner_id: Type.Optional(
-        Type.String({
-          pattern: RECORD_ID_PATTERN,
-          description: 'Id of the HubSpot owner (user) to assign, e.g. "81000101".',
-        }),
-      ),
+      ...optionalFields(),
+      email: contactFields.email,
       company_ids: Type.Optional(
         Type.Array(recordId('Company record id.'), {
           maxItems: 10,
@@ -115,32 +127,19 @@ export const crmContactCreate = defineTool({
         }),
       ),
       extra_properties: Type.Optional(
-        Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), propertyValueSchema, {
-          description:
-            'Any other contact properties by HubSpot internal name (including custom ones), e.g. {"hs_language": "en"}. Must not repeat a field given above.',
-        }),
+        propertyMap(
+          'Any other contact properties by HubSpot internal name (including custom ones), e.g. {"hs_language": "en"}. Must not repeat a field given above.',
+        ),
       ),
     },
     { additionalProperties: false },
   ),
   annotations: CREATE,
-  check(input) {
-    const errors = extraRepeats(input.extra_properties, input);
-    if (input.email === undefined && input.firstname === undefined && input.lastname === undefined) {
-      errors.push({
-        path: '/',
-        message:
-          'Provide at least one of "email", "firstname" or "lastname" (rule: a contact needs an email or a name).',
-      });
-    }
-    return errors;
-  },
+  check: (input) => extraRepeats(input.extra_properties, input),
   async run(input, { client }) {
-    const extra = input.extra_properties ?? {};
     const properties = {
-      ...pickProperties(extra, Object.keys(extra)),
-      ...pickProperties(input, CONTACT_FIELDS),
-      ...(input.crm_lead_status ? { hs_lead_status: input.crm_lead_status } : {}),
+      ...contactProperties(input.extra_properties ?? {}),
+      ...contactProperties(input, CONTACT_FIELDS),
     };
     return createRecord(client, 'contacts', properties, associations(input.company_ids, CONTACT_TO_COMPANY));
   },
@@ -149,7 +148,7 @@ export const crmContactCreate = defineTool({
 export const crmContactGet = defineTool({
   name: 'crm_contact_get',
   provider: 'hubspot',
-  description: `Reads one HubSpot contact by record id (or by email with id_property "email") and returns its properties (HubSpot's defaults, or those named in properties) and, when asked, associated company and deal ids. Use it when you know the contact's id or email; to find contacts otherwise use crm_contacts_search. Rules: contact_id is the numeric record id unless id_property is "email". Example: ${JSON.stringify({ contact_id: '100009', properties: 'firstname,lastname,email,hs_lead_status', associations: 'companies' })}`,
+  description: `Reads one HubSpot contact by record id (or by email with id_property "email") and returns its properties (HubSpot's defaults, or those named in properties) and, when asked, associated company and deal ids. Use it when you know the contact's id or email; to find contacts otherwise use crm_contacts_search. Rules: contact_id is the numeric record id unless id_property is "email". Example: ${JSON.stringify({ contact_id: '100009', properties: 'firstname,lastname,email,hs_lead_status' })}`,
   input: Type.Object(
     {
       contact_id: Type.String({
@@ -207,32 +206,45 @@ export const crmContactGet = defineTool({
     }),
 });
 
+const NOTHING_TO_CHANGE =
+  'Nothing to change (rule: props is optional, but a call must change something: the properties to change are given inside props, e.g. {"props": {"jobtitle": "CTO"}}).';
+
 export const crmContactUpdate = defineTool({
   name: 'crm_contact_update',
   provider: 'hubspot',
-  description: `Changes properties of an existing HubSpot contact and returns the updated record. Only the properties in props change; an empty string ("") or null clears one. Use it to correct details or move a contact along (e.g. set the lead status). Rules: props must be a non-empty object keyed by HubSpot internal property names; the lead status may be given as crm_lead_status (sent as hs_lead_status) or hs_lead_status and must be one of ${LEAD_STATUSES.join(', ')}; email must look like an address. Example: ${JSON.stringify({ contact_id: '100009', props: { crm_lead_status: 'IN_PROGRESS', jobtitle: 'Chief Engineer' } })}`,
+  description: `Changes properties of an existing HubSpot contact and returns the updated record; only the properties given change, "" or null clears one. Use it to correct details or move a contact along (e.g. set the lead status). Rules: the properties to change go inside props, by HubSpot internal name (a call that changes nothing is refused); contact fields such as email or jobtitle given beside props are merged into it, each property once; the lead status is crm_lead_status (sent as hs_lead_status) or hs_lead_status, one of ${LEAD_STATUSES.join(', ')}; email must look like an address. Example: ${JSON.stringify({ contact_id: '100009', props: { crm_lead_status: 'IN_PROGRESS', jobtitle: 'Chief Engineer' } })}`,
   input: Type.Object(
     {
       contact_id: recordId('HubSpot record id of the contact (digits), e.g. "100009".'),
-      props: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), propertyValueSchema, {
-        minProperties: 1,
-        description:
-          'The properties to change, by HubSpot internal name, e.g. {"jobtitle": "CTO", "crm_lead_status": "CONNECTED"}. Must not be empty. crm_lead_status is accepted as the name of hs_lead_status.',
-      }),
+      props: Type.Optional(
+        propertyMap(
+          'The properties to change, by HubSpot internal name, e.g. {"jobtitle": "CTO", "crm_lead_status": "CONNECTED"}; "" or null clears one. crm_lead_status is accepted as the name of hs_lead_status. Contact fields given beside props are merged into it.',
+        ),
+      ),
+      // The reading of the specification: fields beside props are a convenience, merged into it.
+      ...optionalFields(),
     },
     { additionalProperties: false },
   ),
   annotations: UPDATE,
   check(input) {
     const errors: FieldError[] = [];
-    const props = input.props;
-    if ('crm_lead_status' in props && 'hs_lead_status' in props) {
-      errors.push({
-        path: '/props/crm_lead_status',
-        message:
-          'Give the lead status once (rule: crm_lead_status and hs_lead_status are the same property).',
-      });
+    const props = input.props ?? {};
+    const given = new Set(CONTACT_FIELDS.filter((k) => input[k] !== undefined).map(hubspotName));
+    for (const key of Object.keys(props)) {
+      const name = hubspotName(key);
+      if (given.has(name)) {
+        errors.push({
+          path: `/props/${key}`,
+          message:
+            name === 'hs_lead_status'
+              ? 'Give the lead status once (rule: crm_lead_status and hs_lead_status are the same property).'
+              : `repeats the field "${key}" given beside props (rule: give each property once, inside props or beside it).`,
+        });
+      }
+      given.add(name);
     }
+    if (given.size === 0) errors.push({ path: '/props', message: NOTHING_TO_CHANGE });
     for (const key of ['crm_lead_status', 'hs_lead_status'] as const) {
       if (!(key in props)) continue;
       const value = props[key];
@@ -257,10 +269,10 @@ export const crmContactUpdate = defineTool({
     return errors;
   },
   async run(input, { client }) {
-    const properties: Record<string, string> = {};
-    for (const [key, value] of Object.entries(input.props)) {
-      properties[key === 'crm_lead_status' ? 'hs_lead_status' : key] = propertyText(value);
-    }
+    const properties = {
+      ...contactProperties(input, CONTACT_FIELDS),
+      ...contactProperties(input.props ?? {}),
+    };
     return updateRecord(client, 'contacts', input.contact_id, properties);
   },
 });
@@ -268,12 +280,10 @@ export const crmContactUpdate = defineTool({
 export const crmContactsList = defineTool({
   name: 'crm_contacts_list',
   provider: 'hubspot',
-  description: `Lists HubSpot contacts page by page in record-id order, with the requested properties, and says how to get the next page (next_page: pass it back as is). Use it to walk through all contacts (or archived ones); to find specific contacts use crm_contacts_search. Rules: limit is 1–100 (default 10); after is the cursor from next_page; archived true lists deleted contacts instead. Example: ${JSON.stringify({ limit: 50, properties: 'firstname,lastname,email,hs_lead_status' })}`,
+  description: `Lists HubSpot contacts page by page in record-id order, with the requested properties, and says how to get the next page (next_page: pass it back as is). Use it to walk through all contacts (or archived ones); to find specific contacts use crm_contacts_search. Rules: limit is 1–100 (default 10, a fraction is rounded down); after is the cursor of the next set, from next_page; archived true lists deleted contacts instead. Example: ${JSON.stringify({ limit: 50, properties: 'firstname,lastname,email,hs_lead_status' })}`,
   input: Type.Object(
     {
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 100, description: 'Contacts per page, 1–100 (default 10).' }),
-      ),
+      limit: Type.Optional(limitParam('Contacts')),
       after: Type.Optional(
         Type.String({
           minLength: 1,

@@ -1,7 +1,15 @@
 import type { ProviderClient } from '../../accounts/provider-client.js';
 import { paged } from '../pagination.js';
 import { parseFilterGroups } from './filters.js';
-import { type CrmObjectType, type CrmPage, type CrmRecord, propertyText, splitProperties } from './shared.js';
+import {
+  type CrmObjectType,
+  type CrmPage,
+  type CrmRecord,
+  type PropertyValue,
+  pageSize,
+  propertyText,
+  splitProperties,
+} from './shared.js';
 
 // Reading and writing records through HubSpot's CRM v3 object endpoints: search, list, get, create, update.
 
@@ -27,7 +35,7 @@ export async function searchRecords(
   const filterGroups = parsed?.ok ? parsed.groups : [];
   const body: Record<string, unknown> = {
     filterGroups,
-    limit: input.limit ?? 10,
+    limit: pageSize(input.limit) ?? 10,
   };
   if (input.query !== undefined) body.query = input.query;
   const properties = splitProperties(input.properties);
@@ -41,6 +49,7 @@ export async function searchRecords(
       },
     ];
   }
+  // Cursor rule: a search takes `after` as the offset into the results (HubSpot's paging.next.after).
   if (input.after !== undefined) body.after = input.after;
   const { data } = await client.request<CrmPage>({
     method: 'POST',
@@ -60,11 +69,12 @@ export async function listRecords(
   input: { limit?: number; after?: string; archived?: boolean; properties?: string },
 ): Promise<Record<string, unknown>> {
   const properties = splitProperties(input.properties);
+  // Cursor rule: a list takes `after` as the cursor of the next set (HubSpot's paging.next.after, as it is).
   const { data } = await client.request<CrmPage>({
     method: 'GET',
     path: `/crm/v3/objects/${type}`,
     query: {
-      limit: input.limit,
+      limit: pageSize(input.limit),
       after: input.after,
       archived: input.archived,
       properties: properties?.length ? properties.join(',') : undefined,
@@ -137,7 +147,7 @@ export function pickProperties(
   for (const name of names) {
     const value = input[name];
     if (value === undefined) continue;
-    out[name] = propertyText(value as string | number | boolean | null);
+    out[name] = propertyText(value as PropertyValue);
   }
   return out;
 }

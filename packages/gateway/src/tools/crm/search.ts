@@ -3,7 +3,7 @@ import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import { parseFilterGroups } from './filters.js';
 import { type SearchInput, SORT_PATTERN, searchRecords } from './records.js';
-import { type CrmObjectType, propertiesParam, READ_ONLY } from './shared.js';
+import { type CrmObjectType, limitParam, propertiesParam, READ_ONLY } from './shared.js';
 
 interface SearchSpec {
   name: string;
@@ -39,13 +39,7 @@ function searchTool(spec: SearchSpec) {
             'One property to sort by, ascending; prefix with "-" for descending (e.g. "-createdate"). Omitted: HubSpot\'s relevance order.',
         }),
       ),
-      limit: Type.Optional(
-        Type.Integer({
-          minimum: 1,
-          maximum: 100,
-          description: 'Results per page, 1–100 (default 10).',
-        }),
-      ),
+      limit: Type.Optional(limitParam('Results')),
       after: Type.Optional(
         Type.String({
           pattern: '^[0-9]+$',
@@ -59,7 +53,7 @@ function searchTool(spec: SearchSpec) {
   return defineTool({
     name: spec.name,
     provider: 'hubspot',
-    description: `Searches the HubSpot CRM ${spec.noun} by free text and/or property filters and returns the matching records with the requested properties, plus the total and how to get the next page (next_page: pass it back as is). Use it to find ${spec.noun} when you do not know their ids; to read one record by id use the matching get tool. Rules: filterGroups must be valid JSON text of an array of filter groups (at most 5 groups, 6 filters each, 18 in all); limit is 1–100; after is the offset from next_page. Example: ${JSON.stringify(spec.example)}`,
+    description: `Searches the HubSpot CRM ${spec.noun} by free text and/or property filters and returns the matching records with the requested properties, plus the total and how to get the next page (next_page: pass it back as is). Use it to find ${spec.noun} when you do not know their ids; to read one record by id use the matching get tool. Rules: filterGroups must be valid JSON text of an array of filter groups (at most 5 groups, 6 filters each, 18 in all); limit is 1–100 (a fraction is rounded down); after is the offset into the results, from next_page. Example: ${JSON.stringify(spec.example)}`,
     input,
     annotations: READ_ONLY,
     check(value): FieldError[] {
@@ -92,9 +86,9 @@ export const crmContactsSearch = searchTool({
   searchable: 'the first name, last name, email, phone or company name',
   defaults: 'firstname, lastname, email, createdate, lastmodifieddate, hs_object_id',
   example: {
+    query: 'hopper',
     filterGroups: '[{"filters":[{"propertyName":"hs_lead_status","operator":"EQ","value":"OPEN_DEAL"}]}]',
     properties: 'firstname,lastname,email,hs_lead_status',
-    sort: '-createdate',
     limit: 10,
   },
 });
@@ -109,6 +103,7 @@ export const crmDealsSearch = searchTool({
     filterGroups:
       '[{"filters":[{"propertyName":"amount","operator":"GTE","value":"50000"},{"propertyName":"dealstage","operator":"NEQ","value":"closedlost"}]}]',
     properties: 'dealname,amount,dealstage,closedate,hs_priority,good_deal',
-    sort: '-amount',
+    limit: 20,
+    after: '20',
   },
 });

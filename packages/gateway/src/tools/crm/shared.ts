@@ -1,4 +1,4 @@
-import { type TString, Type } from '@sinclair/typebox';
+import { type TNumber, type TString, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { stringEnum } from '../schema.js';
 
@@ -42,6 +42,23 @@ export function propertiesParam(defaults: string): TString {
   });
 }
 
+/** HubSpot's largest page, for searches and lists alike. */
+const MAX_PAGE = 100;
+
+/** The spec's `limit`: a number (not only an integer) of at most 100; see `pageSize`. */
+export function limitParam(noun: string): TNumber {
+  return Type.Number({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    description: `${noun} per page, 1–100 (default 10); a fraction is rounded down.`,
+  });
+}
+
+/** The spec types `limit` as a number; HubSpot takes whole numbers, so a fraction is rounded down. */
+export function pageSize(limit: number | undefined): number | undefined {
+  return limit === undefined ? undefined : Math.floor(limit);
+}
+
 export function splitProperties(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined;
   return text
@@ -75,14 +92,21 @@ export function priorityValue(priority: Priority): string {
   return priority.toLowerCase();
 }
 
+export type PropertyValue = string | number | boolean | null;
+
 /** A property value as HubSpot stores it: text. */
-export const propertyValueSchema = Type.Unsafe<string | number | boolean | null>({
+export const propertyValueSchema = Type.Unsafe<PropertyValue>({
   type: ['string', 'number', 'boolean', 'null'],
   description:
     'Property value. HubSpot stores text: numbers and booleans are sent as text, "" or null clears the property.',
 });
 
-export function propertyText(value: string | number | boolean | null): string {
+/** Properties by HubSpot internal name: the free-form part of creates and updates. */
+export function propertyMap(description: string) {
+  return Type.Record(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), propertyValueSchema, { description });
+}
+
+export function propertyText(value: PropertyValue): string {
   return value === null ? '' : String(value);
 }
 
