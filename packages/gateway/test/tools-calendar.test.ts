@@ -223,8 +223,14 @@ describe('calendar_create_event', () => {
   });
 
   it('rejects each invalid input with its rule and no upstream request', async () => {
-    const base = { start_datetime: '2030-06-03T10:00:00Z' };
+    const base = { summary: 'x', start_datetime: '2030-06-03T10:00:00Z' };
     await expectInvalid('calendar_create_event', { summary: 'x' }, '/tool_input/start_datetime', /required/);
+    await expectInvalid(
+      'calendar_create_event',
+      { start_datetime: '2030-06-03T10:00:00Z' },
+      '/tool_input/summary',
+      /required/,
+    );
     await expectInvalid(
       'calendar_create_event',
       { ...base, timezone: 'Mars/Olympus' },
@@ -234,19 +240,19 @@ describe('calendar_create_event', () => {
     await expectInvalid('calendar_create_event', { ...base, timezone: '+02:00' }, '/tool_input/timezone');
     await expectInvalid(
       'calendar_create_event',
-      { start_datetime: '2030-06-03T10:00:00' },
+      { summary: 'x', start_datetime: '2030-06-03T10:00:00' },
       '/tool_input/start_datetime',
       /rule: a date-time without a UTC offset is read in "timezone"/,
     );
     await expectInvalid(
       'calendar_create_event',
-      { start_datetime: '2030-02-30T10:00:00Z' },
+      { summary: 'x', start_datetime: '2030-02-30T10:00:00Z' },
       '/tool_input/start_datetime',
       /not a real date/,
     );
     await expectInvalid(
       'calendar_create_event',
-      { start_datetime: 'tomorrow 10am' },
+      { summary: 'x', start_datetime: 'tomorrow 10am' },
       '/tool_input/start_datetime',
     );
     await expectInvalid(
@@ -295,11 +301,15 @@ describe('calendar_create_event', () => {
     );
     await expectInvalid(
       'calendar_create_event',
-      { ...base, transparency: 'busy' },
+      { ...base, transparency: 'blocked' },
       '/tool_input/transparency',
     );
     await expectInvalid('calendar_create_event', { ...base, visibility: 'secret' }, '/tool_input/visibility');
-    await expectInvalid('calendar_create_event', { ...base, send_updates: true }, '/tool_input/send_updates');
+    await expectInvalid(
+      'calendar_create_event',
+      { ...base, send_updates: 'everyone' },
+      '/tool_input/send_updates',
+    );
     await expectInvalid(
       'calendar_create_event',
       { ...base, event_type: 'birthday' },
@@ -448,7 +458,11 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
 
   it('updates only the fields given', async () => {
     const before = structuredClone(storedEvent(eventId)!);
-    const res = await run('calendar_update_event', { event_id: eventId, summary: 'Budget planning (v2)' });
+    const res = await run('calendar_update_event', {
+      calendar_id: 'primary',
+      event_id: eventId,
+      summary: 'Budget planning (v2)',
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const after = storedEvent(eventId)!;
     expect(after.summary).toBe('Budget planning (v2)');
@@ -459,6 +473,7 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
 
   it('moves the start keeping the length, sets an end, changes guests and settings', async () => {
     let res = await run('calendar_update_event', {
+      calendar_id: 'primary',
       event_id: eventId,
       start_datetime: '2031-05-06T14:00:00',
       timezone: 'Europe/London',
@@ -469,6 +484,7 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
     expect(ev.end).toEqual({ dateTime: '2031-05-06T14:30:00+01:00', timeZone: 'Europe/London' });
 
     res = await run('calendar_update_event', {
+      calendar_id: 'primary',
       event_id: eventId,
       end_datetime: '2031-05-06T15:15:00+01:00',
     });
@@ -477,12 +493,17 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
     expect(Date.parse((ev.end as { dateTime: string }).dateTime)).toBe(Date.parse('2031-05-06T14:15:00Z'));
     expect(ev.start).toEqual({ dateTime: '2031-05-06T14:00:00+01:00', timeZone: 'Europe/London' });
 
-    res = await run('calendar_update_event', { event_id: eventId, event_duration_hour: 2 });
+    res = await run('calendar_update_event', {
+      calendar_id: 'primary',
+      event_id: eventId,
+      event_duration_hour: 2,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     ev = storedEvent(eventId)!;
     expect(Date.parse((ev.end as { dateTime: string }).dateTime)).toBe(Date.parse('2031-05-06T15:00:00Z'));
 
     res = await run('calendar_update_event', {
+      calendar_id: 'primary',
       event_id: eventId,
       attendees: ['grace.hopper@example.com', 'alan.turing@example.com'],
       recurrence: [],
@@ -505,51 +526,72 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
   });
 
   it('rejects invalid update_event input', async () => {
-    await expectInvalid('calendar_update_event', { summary: 'x' }, '/tool_input/event_id', /required/);
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId },
+      { summary: 'x' },
+      ['/tool_input/calendar_id', '/tool_input/event_id'],
+      /required/,
+    );
+    await expectInvalid(
+      'calendar_update_event',
+      { event_id: eventId, summary: 'x' },
+      '/tool_input/calendar_id',
+      /specification marks this parameter R/,
+    );
+    await expectInvalid(
+      'calendar_update_event',
+      { calendar_id: 'primary', event_id: eventId },
       '/tool_input',
       /rule: an update changes at least one field/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, send_updates: 'all' },
+      { calendar_id: 'primary', event_id: eventId, send_updates: 'all' },
       '/tool_input',
       /at least one/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, end_datetime: '2031-05-06T15:00:00Z', event_duration_hour: 1 },
+      {
+        calendar_id: 'primary',
+        event_id: eventId,
+        end_datetime: '2031-05-06T15:00:00Z',
+        event_duration_hour: 1,
+      },
       '/tool_input/end_datetime',
       /not both/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, start_datetime: '2031-05-06T15:00:00Z', end_datetime: '2031-05-06T14:00:00Z' },
+      {
+        calendar_id: 'primary',
+        event_id: eventId,
+        start_datetime: '2031-05-06T15:00:00Z',
+        end_datetime: '2031-05-06T14:00:00Z',
+      },
       '/tool_input/end_datetime',
       /must not end before it starts/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, timezone: 'Europe/Paris' },
+      { calendar_id: 'primary', event_id: eventId, timezone: 'Europe/Paris' },
       '/tool_input/timezone',
       /only used with/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, start_datetime: '2031-05-06T15:00:00' },
+      { calendar_id: 'primary', event_id: eventId, start_datetime: '2031-05-06T15:00:00' },
       '/tool_input/start_datetime',
       /UTC offset/,
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, recurrence: ['RRULE:BYDAY=MO'] },
+      { calendar_id: 'primary', event_id: eventId, recurrence: ['RRULE:BYDAY=MO'] },
       '/tool_input/recurrence/0',
     );
     await expectInvalid(
       'calendar_update_event',
-      { event_id: eventId, event_type: 'focusTime' },
+      { calendar_id: 'primary', event_id: eventId, event_type: 'birthday' },
       '/tool_input/event_type',
     );
   });
@@ -559,7 +601,11 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
       (e) => (e.resource.start as { date?: string }).date !== undefined,
     )!.resource;
     const before = structuredClone(allDay);
-    const res = await run('calendar_update_event', { event_id: allDay.id, event_duration_hour: 2 });
+    const res = await run('calendar_update_event', {
+      calendar_id: 'primary',
+      event_id: allDay.id,
+      event_duration_hour: 2,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'invalid_input',
@@ -593,6 +639,7 @@ describe('provider errors', () => {
     expectUpstreamError(missing, notFound(/Not Found/));
 
     const badRule = await run('calendar_create_event', {
+      summary: 'Bad rule',
       start_datetime: '2030-06-03T10:00:00Z',
       timezone: 'UTC',
       recurrence: ['RRULE:FREQ=WEEKLY;BYDAY=XX'],
@@ -607,6 +654,7 @@ describe('provider errors', () => {
     const readOnly = [...calendarOf().calendars.values()].find((c) => c.accessRole === 'reader')!;
     const forbidden = await run('calendar_create_event', {
       calendar_id: readOnly.id,
+      summary: 'Not allowed',
       start_datetime: '2030-06-03T10:00:00Z',
     });
     expectUpstreamError(forbidden, { status: 403, code: 'upstream_forbidden' });
@@ -627,7 +675,7 @@ describe('provider errors', () => {
   it("maps Google's 403 rateLimitExceeded to upstream_rate_limited", async () => {
     await expectRateLimited(
       control(),
-      () => run('calendar_create_event', { start_datetime: '2030-06-03T10:00:00Z' }),
+      () => run('calendar_create_event', { summary: 'Throttled', start_datetime: '2030-06-03T10:00:00Z' }),
       {
         ...google403RateLimit('^/google/calendar/v3/calendars/', 'rateLimitExceeded'),
         method: 'POST',

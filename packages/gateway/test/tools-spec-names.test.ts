@@ -113,6 +113,7 @@ describe.each(BACKENDS)('tools by the specification’s parameter names on $name
         ?.get(event.id)?.resource;
     expect(stored()?.attendees?.map((a) => a.email)).toEqual(['grace@example.com']);
     await ok('calendar_update_event', {
+      calendar_id: 'primary',
       event_id: event.id,
       attendees_emails: ['grace@example.com', 'alan@example.com'],
     });

@@ -11,6 +11,7 @@ import {
   dateTimeParam,
   eventBody,
   eventsPath,
+  eventTypeParam,
   guestPermissionParams,
   recurrenceParam,
   sendUpdatesParam,
@@ -21,20 +22,10 @@ import {
 } from './shared.js';
 import { endText, instantOf, normalizeDateTime, parseDateTime } from './time.js';
 
-/** Event types Google lets a client create without type-specific properties. */
-const eventTypeParam = Type.Union(
-  [Type.Literal('default'), Type.Literal('focusTime'), Type.Literal('outOfOffice')],
-  {
-    default: 'default',
-    description:
-      'Kind of event. Google\'s event types are "default", "focusTime", "outOfOffice", "workingLocation", "fromGmail" and "birthday"; this tool creates "default" (a regular event, the default), "focusTime" (focus block that can decline meetings) and "outOfOffice" (absence). Focus time and out-of-office events exist only on the primary calendar of Google Workspace users; "workingLocation" and "birthday" need properties this tool does not take and "fromGmail" events cannot be created through the API.',
-  },
-);
-
 const input = Type.Object(
   {
     calendar_id: Type.Optional(calendarIdParam),
-    summary: Type.Optional(Type.String({ maxLength: 1024, description: 'Title of the event.' })),
+    summary: Type.String({ maxLength: 1024, description: 'Title of the event, e.g. "Design review".' }),
     description: Type.Optional(
       Type.String({ maxLength: 8192, description: 'Description of the event; may contain HTML.' }),
     ),
@@ -66,7 +57,9 @@ const input = Type.Object(
     transparency: Type.Optional(transparencyParam),
     visibility: Type.Optional(visibilityParam),
     send_updates: Type.Optional(sendUpdatesParam),
-    event_type: Type.Optional(eventTypeParam),
+    event_type: Type.Optional(
+      Type.Union(eventTypeParam.anyOf, { default: 'default', description: eventTypeParam.description }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -84,10 +77,10 @@ export const calendarCreateEvent = defineTool({
   provider: 'google_calendar',
   description: [
     'Creates an event in a Google Calendar and returns the created event (id, htmlLink, and hangoutLink when a meeting room was requested).',
-    'Use it to schedule meetings, reminders, focus time or recurring series. The start is an RFC 3339 date-time; the end is computed from event_duration_hour and event_duration_minutes (one hour when both are omitted).',
+    'Use it to schedule meetings, focus time or recurring series. summary and start_datetime (RFC 3339) are required; the end is start plus event_duration_hour and event_duration_minutes (one hour when both are omitted).',
     'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; recurring events need "timezone"; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
-    'create_meeting_room adds a Google Meet link. send_updates controls invitation emails. ("attendees" is accepted as another name for attendees_emails.)',
-    'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees_emails":["grace@example.com"],"create_meeting_room":true,"send_updates":"all"}',
+    'create_meeting_room adds a Google Meet link; send_updates true emails the guests; transparency is "busy" (default) or "free". ("attendees" is another name for attendees_emails.)',
+    'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees_emails":["grace@example.com"],"create_meeting_room":true,"transparency":"busy","send_updates":true}',
   ].join(' '),
   input,
   aliases: { attendees: { to: 'attendees_emails' } },

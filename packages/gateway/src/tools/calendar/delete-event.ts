@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
-import { calendarIdParam, eventIdParam, eventsPath, sendUpdatesParam } from './shared.js';
+import { calendarIdParam, eventIdParam, eventsPath, sendUpdatesParam, sendUpdatesQuery } from './shared.js';
 
 export const calendarDeleteEvent = defineTool({
   name: 'calendar_delete_event',
   provider: 'google_calendar',
   description: [
     'Deletes (cancels) an event in a Google Calendar. On a recurring event\'s id it deletes the whole series; on an instance id ("<id>_20250609T100000Z", from calendar_list_events with single_events) only that occurrence.',
-    'Use send_updates to notify guests of the cancellation. Deleting an event that is already deleted is an upstream_not_found error.',
-    'Example: {"event_id":"5qk3mnd1b2c3d4e5f6g7h8i9j0","calendar_id":"primary","send_updates":"all"}',
+    'send_updates true emails the guests about the cancellation, false does not. Deleting an event that is already deleted is an upstream_not_found error; calendar_get_event_by_id with show_deleted true still finds a deleted event.',
+    'Example: {"event_id":"5qk3mnd1b2c3d4e5f6g7h8i9j0","calendar_id":"primary"}',
   ].join(' '),
   input: Type.Object(
     {
@@ -24,7 +24,7 @@ export const calendarDeleteEvent = defineTool({
     await client.request({
       method: 'DELETE',
       path: eventsPath(calendarId, i.event_id),
-      query: { sendUpdates: i.send_updates },
+      query: { sendUpdates: sendUpdatesQuery(i.send_updates) },
     });
     return { deleted: true, event_id: i.event_id, calendar_id: calendarId };
   },

@@ -2,21 +2,20 @@ import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { paged } from '../pagination.js';
 import { defineTool } from '../types.js';
-import { calendarIdParam, checkTimezone, eventsPath, INSTANT_PATTERN, timezoneParam } from './shared.js';
-import { instantOf, parseDateTime } from './time.js';
+import {
+  calendarIdParam,
+  checkInstants,
+  checkTimezone,
+  eventsPath,
+  instantParam,
+  timezoneParam,
+} from './shared.js';
 
 interface EventList {
   items?: Record<string, unknown>[];
   nextPageToken?: string;
   timeZone?: string;
   summary?: string;
-}
-
-function instantParam(what: string) {
-  return Type.String({
-    pattern: INSTANT_PATTERN,
-    description: `${what}, as an RFC 3339 date-time with a UTC offset, e.g. "2025-06-02T00:00:00Z" or "2025-06-02T00:00:00+02:00".`,
-  });
 }
 
 export const calendarListEvents = defineTool({
@@ -83,29 +82,7 @@ export const calendarListEvents = defineTool({
           '"startTime" needs "single_events": true (rule: ordering by start time is only available when recurring events are expanded into single events).',
       });
     }
-    const min = i.time_min === undefined ? undefined : parseDateTime(i.time_min);
-    const max = i.time_max === undefined ? undefined : parseDateTime(i.time_max);
-    for (const [field, text, parsed] of [
-      ['time_min', i.time_min, min],
-      ['time_max', i.time_max, max],
-    ] as const) {
-      if (text !== undefined && parsed === null) {
-        errors.push({
-          path: `/${field}`,
-          message: `"${text}" is not a real date and time (rule: RFC 3339 with valid month, day, hour and offset).`,
-        });
-      }
-    }
-    if (min && max) {
-      const minMs = instantOf(min, undefined);
-      const maxMs = instantOf(max, undefined);
-      if (minMs >= maxMs) {
-        errors.push({
-          path: '/time_max',
-          message: `must be later than time_min (rule: the time window time_min..time_max must not be empty).`,
-        });
-      }
-    }
+    checkInstants({ time_min: i.time_min, time_max: i.time_max }, errors);
     return errors;
   },
   async run(i, { client }) {

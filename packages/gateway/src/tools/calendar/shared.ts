@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
-import { isIanaTimeZone, type ParsedDateTime, parseDateTime } from './time.js';
+import { instantOf, isIanaTimeZone, type ParsedDateTime, parseDateTime } from './time.js';
 
 /**
  * What the `calendar_` tools share: parameter schemas, input rules and the mapping of tool
@@ -14,12 +14,20 @@ export function eventsPath(calendarId: string, eventId?: string): string {
   return eventId === undefined ? base : `${base}/${encodeURIComponent(eventId)}`;
 }
 
+const CALENDAR_ID = { minLength: 1, maxLength: 1024 } as const;
+
 export const calendarIdParam = Type.String({
-  minLength: 1,
-  maxLength: 1024,
+  ...CALENDAR_ID,
   default: 'primary',
   description:
     'Calendar to use: "primary" (the user\'s main calendar, the default) or a calendar id from calendar_list_calendars, e.g. "team@group.calendar.google.com".',
+});
+
+/** calendar_id where the specification makes it required (no default then). */
+export const requiredCalendarIdParam = Type.String({
+  ...CALENDAR_ID,
+  description:
+    'Calendar that holds the event: "primary" for the user\'s main calendar, or a calendar id from calendar_list_calendars, e.g. "team@group.calendar.google.com".',
 });
 
 export const eventIdParam = Type.String({
@@ -44,6 +52,13 @@ export function dateTimeParam(what: string) {
 export const INSTANT_PATTERN =
   '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+-]\\d{2}:\\d{2})$';
 
+export function instantParam(what: string) {
+  return Type.String({
+    pattern: INSTANT_PATTERN,
+    description: `${what}, as an RFC 3339 date-time with a UTC offset, e.g. "2025-06-02T00:00:00Z" or "2025-06-02T00:00:00+02:00".`,
+  });
+}
+
 export const timezoneParam = Type.String({
   minLength: 1,
   maxLength: 64,
@@ -51,13 +66,19 @@ export const timezoneParam = Type.String({
     'IANA time zone name, e.g. "Europe/Paris", "America/New_York" or "UTC". Sets the zone of the event (recurring events repeat in it) and how start/end times without a UTC offset are read.',
 });
 
+/** The specification's boolean first; Google's own sendUpdates values stay accepted. */
 export const sendUpdatesParam = Type.Union(
-  [Type.Literal('all'), Type.Literal('externalOnly'), Type.Literal('none')],
+  [Type.Boolean(), Type.Literal('all'), Type.Literal('externalOnly'), Type.Literal('none')],
   {
     description:
-      'Who gets an email about the change: "all" guests, "externalOnly" (guests outside the organizer\'s Google Workspace domain) or "none". Google\'s default when omitted is no notifications for API calls.',
+      'Whether guests get an email about the change: true notifies all guests, false none. Google\'s own values are accepted too: "all", "externalOnly" (only guests outside the organizer\'s Google Workspace domain) or "none". When omitted Google sends no notifications for API calls.',
   },
 );
+
+/** Google's sendUpdates for send_updates: true is "all", false "none". */
+export function sendUpdatesQuery(value: Static<typeof sendUpdatesParam> | undefined): string | undefined {
+  return typeof value === 'boolean' ? (value ? 'all' : 'none') : value;
+}
 
 export const attendeesParam = Type.Array(
   Type.String({ format: 'email', maxLength: 320, description: 'Email address of a guest.' }),
@@ -95,10 +116,43 @@ export const guestPermissionParams = {
   ),
 };
 
-export const transparencyParam = Type.Union([Type.Literal('opaque'), Type.Literal('transparent')], {
-  description:
-    'Whether the event blocks time: "opaque" (busy, the default) or "transparent" (free; others see the time as available).',
-});
+/** The specification's free/busy first; Google's own names stay accepted. */
+export const transparencyParam = Type.Union(
+  [Type.Literal('free'), Type.Literal('busy'), Type.Literal('transparent'), Type.Literal('opaque')],
+  {
+    description:
+      'Whether the event blocks time: "busy" (the default; others see the time as taken) or "free" (others see it as available). Google\'s own names are accepted too: "opaque" (busy) and "transparent" (free).',
+  },
+);
+
+/** Google's Event.transparency for each accepted value. */
+const GOOGLE_TRANSPARENCY: Record<Static<typeof transparencyParam>, 'opaque' | 'transparent'> = {
+  free: 'transparent',
+  busy: 'opaque',
+  transparent: 'transparent',
+  opaque: 'opaque',
+};
+
+/** Event types Google lets a client create without type-specific properties. */
+const CREATABLE_EVENT_TYPES = ['default', 'focusTime', 'outOfOffice'] as const;
+
+export const eventTypeParam = Type.Union(
+  CREATABLE_EVENT_TYPES.map((t) => Type.Literal(t)),
+  {
+    description:
+      'Kind of event. Google\'s event types are "default", "focusTime", "outOfOffice", "workingLocation", "fromGmail" and "birthday"; this tool takes "default" (a regular event), "focusTime" (focus block that can decline meetings) and "outOfOffice" (absence). Focus time and out-of-office events exist only on the primary calendar of Google Workspace users; "workingLocation" and "birthday" need properties this tool does not take and "fromGmail" events cannot be created through the API.',
+  },
+);
+
+/** Every eventType Calendar v3 reports (events.list's eventTypes filter takes the same). */
+export const EVENT_TYPES = [
+  'default',
+  'birthday',
+  'focusTime',
+  'fromGmail',
+  'outOfOffice',
+  'workingLocation',
+] as const;
 
 export const visibilityParam = Type.Union(
   [Type.Literal('default'), Type.Literal('public'), Type.Literal('private'), Type.Literal('confidential')],
@@ -188,7 +242,7 @@ export interface EventFields {
   guests_can_modify?: boolean;
   guests_can_invite_others?: boolean;
   guests_can_see_other_guests?: boolean;
-  transparency?: string;
+  transparency?: Static<typeof transparencyParam>;
   visibility?: string;
   create_meeting_room?: boolean;
 }
@@ -207,7 +261,7 @@ export function eventBody(input: EventFields): Record<string, unknown> {
     body.guestsCanInviteOthers = input.guests_can_invite_others;
   if (input.guests_can_see_other_guests !== undefined)
     body.guestsCanSeeOtherGuests = input.guests_can_see_other_guests;
-  if (input.transparency !== undefined) body.transparency = input.transparency;
+  if (input.transparency !== undefined) body.transparency = GOOGLE_TRANSPARENCY[input.transparency];
   if (input.visibility !== undefined) body.visibility = input.visibility;
   if (input.create_meeting_room === true) {
     body.conferenceData = {
@@ -219,12 +273,43 @@ export function eventBody(input: EventFields): Record<string, unknown> {
 
 /** Query parameters of an event write. */
 export function writeQuery(input: {
-  send_updates?: string;
+  send_updates?: Static<typeof sendUpdatesParam>;
   create_meeting_room?: boolean;
 }): Record<string, string | number | undefined> {
   return {
     // Without conferenceDataVersion=1 Google ignores conferenceData entirely.
     conferenceDataVersion: input.create_meeting_room === true ? 1 : undefined,
-    sendUpdates: input.send_updates,
+    sendUpdates: sendUpdatesQuery(input.send_updates),
   };
+}
+
+/**
+ * Checks RFC 3339 instants (their shape is the schema's): real dates and times, and a non-empty
+ * time_min..time_max window. Returns the instants in epoch milliseconds.
+ */
+export function checkInstants<K extends string>(
+  values: Partial<Record<K, string>>,
+  errors: FieldError[],
+): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  for (const [field, text] of Object.entries(values) as [K, string | undefined][]) {
+    if (text === undefined) continue;
+    const parsed = parseDateTime(text);
+    if (parsed === null) {
+      errors.push({
+        path: `/${field}`,
+        message: `"${text}" is not a real date and time (rule: RFC 3339 with valid month, day, hour and offset).`,
+      });
+    } else {
+      out[field] = instantOf(parsed, undefined);
+    }
+  }
+  const window = out as Partial<Record<'time_min' | 'time_max', number>>;
+  if (window.time_min !== undefined && window.time_max !== undefined && window.time_min >= window.time_max) {
+    errors.push({
+      path: '/time_max',
+      message: 'must be later than time_min (rule: the time window time_min..time_max must not be empty).',
+    });
+  }
+  return out;
 }

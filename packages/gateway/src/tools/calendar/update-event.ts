@@ -4,7 +4,6 @@ import { type FieldError, Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import {
   attendeesParam,
-  calendarIdParam,
   checkDateTime,
   checkRecurrence,
   checkTimezone,
@@ -12,8 +11,10 @@ import {
   eventBody,
   eventIdParam,
   eventsPath,
+  eventTypeParam,
   guestPermissionParams,
   recurrenceParam,
+  requiredCalendarIdParam,
   sendUpdatesParam,
   timezoneParam,
   transparencyParam,
@@ -31,8 +32,8 @@ import {
 
 const input = Type.Object(
   {
+    calendar_id: requiredCalendarIdParam,
     event_id: eventIdParam,
-    calendar_id: Type.Optional(calendarIdParam),
     summary: Type.Optional(Type.String({ maxLength: 1024, description: 'New title.' })),
     description: Type.Optional(
       Type.String({ maxLength: 8192, description: 'New description ("" clears it); may contain HTML.' }),
@@ -80,6 +81,12 @@ const input = Type.Object(
     transparency: Type.Optional(transparencyParam),
     visibility: Type.Optional(visibilityParam),
     send_updates: Type.Optional(sendUpdatesParam),
+    event_type: Type.Optional(
+      Type.Union(eventTypeParam.anyOf, {
+        description:
+          'The event\'s kind: "default", "focusTime" or "outOfOffice". Google fixes it when the event is created, so a different type than the event\'s is refused by Google (upstream_validation); to change it, delete the event and create a new one.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -103,6 +110,7 @@ const CHANGES = [
   'guests_can_see_other_guests',
   'transparency',
   'visibility',
+  'event_type',
 ] as const;
 
 function hasDuration(i: Input): boolean {
@@ -128,7 +136,7 @@ interface CurrentTimes {
 async function currentTimes(client: ProviderClient, i: Input): Promise<CurrentTimes> {
   const res = await client.request<EventTimes>({
     method: 'GET',
-    path: eventsPath(i.calendar_id ?? 'primary', i.event_id),
+    path: eventsPath(i.calendar_id, i.event_id),
   });
   const start = res.data.start?.dateTime ? parseDateTime(res.data.start.dateTime) : null;
   const end = res.data.end?.dateTime ? parseDateTime(res.data.end.dateTime) : null;
@@ -144,11 +152,11 @@ export const calendarUpdateEvent = defineTool({
   name: 'calendar_update_event',
   provider: 'google_calendar',
   description: [
-    'Changes an existing Google Calendar event. Only the fields you give change (PATCH semantics); everything else stays as it is. Returns the updated event.',
+    'Changes a Google Calendar event and returns it: only the fields you give change (PATCH). calendar_id ("primary" is the user\'s main calendar) and event_id are required.',
     'Times: start_datetime moves the start and keeps the current length unless end_datetime or a duration (event_duration_hour/_minutes) is given; end_datetime alone moves only the end; a duration alone is measured from the current start.',
     'Rules: give at least one field to change; end_datetime and the durations are mutually exclusive; the end must not be before the start; a date-time without a UTC offset needs "timezone" (an IANA name), and "timezone" only comes with a start or end.',
-    'attendees_emails (also accepted as "attendees") and recurrence replace the current lists. On an instance id of a recurring event only that occurrence changes.',
-    'Example: {"event_id":"5qk3mnd1b2c3d4e5f6g7h8i9j0","start_datetime":"2025-06-03T10:00:00+02:00","summary":"Design review (moved)","send_updates":"all"}',
+    'attendees_emails (alias "attendees") and recurrence replace the current lists. On an instance id of a recurring event only that occurrence changes. send_updates true emails the guests.',
+    'Example: {"calendar_id":"primary","event_id":"5qk3mnd1b2c3d4e5f6g7h8i9j0","start_datetime":"2025-06-03T10:00:00+02:00","summary":"Design review (moved)","send_updates":true}',
   ].join(' '),
   input,
   aliases: { attendees: { to: 'attendees_emails' } },
@@ -205,6 +213,7 @@ export const calendarUpdateEvent = defineTool({
   },
   async run(i, { client }) {
     const body = eventBody(i);
+    if (i.event_type !== undefined) body.eventType = i.event_type;
     const changesTime = i.start_datetime !== undefined || i.end_datetime !== undefined || hasDuration(i);
     // Read the event only when its current times matter: to keep its length or its time zone.
     const current =
@@ -257,7 +266,7 @@ export const calendarUpdateEvent = defineTool({
     }
     const res = await client.request<Record<string, unknown>>({
       method: 'PATCH',
-      path: eventsPath(i.calendar_id ?? 'primary', i.event_id),
+      path: eventsPath(i.calendar_id, i.event_id),
       query: writeQuery(i),
       json: body,
     });

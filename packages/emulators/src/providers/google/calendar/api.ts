@@ -7,6 +7,7 @@ import {
   type CalendarEntry,
   type CalendarEvent,
   type CalendarInputError,
+  type GuestEmail,
   instanceOf,
   occurrenceFor,
   parseInstanceId,
@@ -138,7 +139,12 @@ export interface CalendarRoutes {
   ): ReturnType<typeof authorizeGoogle>;
 }
 
-export function writeParams(reply: FastifyReply, q: Query): { conferenceDataVersion: number } | null {
+export type SendUpdates = 'all' | 'externalOnly' | 'none';
+
+export function writeParams(
+  reply: FastifyReply,
+  q: Query,
+): { conferenceDataVersion: number; sendUpdates: SendUpdates | undefined } | null {
   const version = q.conferenceDataVersion === undefined ? 0 : Number(q.conferenceDataVersion);
   if (!Number.isInteger(version) || version < 0 || version > 1) {
     badParam(reply, 'conferenceDataVersion');
@@ -148,7 +154,39 @@ export function writeParams(reply: FastifyReply, q: Query): { conferenceDataVers
     badParam(reply, 'sendUpdates');
     return null;
   }
-  return { conferenceDataVersion: version };
+  return { conferenceDataVersion: version, sendUpdates: q.sendUpdates as SendUpdates | undefined };
+}
+
+function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+}
+
+/**
+ * Records the emails Calendar sends the guests of `event` for `sendUpdates`: "all" mails every
+ * guest but the organizer, "externalOnly" those outside the organizer's domain; without it (or
+ * "none") an API write mails no one.
+ */
+export function notifyGuests(
+  data: CalendarData,
+  calendarId: string,
+  event: CalendarEvent,
+  sendUpdates: SendUpdates | undefined,
+  kind: GuestEmail['kind'],
+  now: number,
+): void {
+  if (sendUpdates !== 'all' && sendUpdates !== 'externalOnly') return;
+  const organizerDomain = domainOf(event.organizer.email);
+  for (const guest of event.attendees ?? []) {
+    if (guest.organizer || guest.self) continue;
+    if (sendUpdates === 'externalOnly' && domainOf(guest.email) === organizerDomain) continue;
+    data.outbox.push({
+      to: guest.email,
+      calendarId,
+      eventId: event.id,
+      kind,
+      sentAt: new Date(now).toISOString(),
+    });
+  }
 }
 
 export function requireWriter(reply: FastifyReply, calendar: CalendarEntry): boolean {

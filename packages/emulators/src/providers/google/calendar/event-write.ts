@@ -190,10 +190,12 @@ export function writeEvent(
     iCalUID: existing?.iCalUID ?? (typeof body.iCalUID === 'string' ? body.iCalUID : `${id}@google.com`),
     sequence: existing?.sequence ?? 0,
     reminders: { useDefault: true },
-    eventType: 'default',
+    // An event keeps the type it was created with (PUT without eventType too).
+    eventType: existing?.eventType ?? 'default',
   };
   // Checked in Calendar's order: the first problem found is the one reported.
   const problem =
+    keepEventType(body, existing) ??
     applyClientFields(event, source) ??
     applyAttendees(event, source, existing?.organizer.email ?? calendar.id, existing) ??
     applyRecurrence(event, source);
@@ -230,6 +232,15 @@ function eventTimes(
     return bad('The specified time range is empty.', 'timeRangeEmpty');
   }
   return { start, end };
+}
+
+/** Calendar fixes an event's type at creation: "This cannot be modified after the event is created." */
+function keepEventType(
+  body: Record<string, unknown>,
+  existing: CalendarEvent | undefined,
+): CalendarInputError | undefined {
+  if (!existing || body.eventType === undefined || body.eventType === null) return undefined;
+  return body.eventType === existing.eventType ? undefined : bad('Event type cannot be changed.');
 }
 
 /** Fields kept as given, enums and reminders. */

@@ -64,6 +64,14 @@ export interface CalendarEntry {
   backgroundColor: string;
   foregroundColor: string;
   etag: string;
+  /** The user's own settings for the calendar on their list (CalendarListEntry). */
+  hidden: boolean;
+  selected: boolean;
+  summaryOverride?: string;
+  /** Removed from the list; kept so an incremental sync reports the removal (deleted: true). */
+  deleted: boolean;
+  /** When the list entry last changed: an incremental sync returns the entries changed since its token. */
+  updatedMs: number;
 }
 
 export interface StoredEvent {
@@ -71,6 +79,18 @@ export interface StoredEvent {
   resource: CalendarEvent;
   /** Changed or cancelled instances of a recurring event, by occurrence key. */
   exceptions: Map<string, CalendarEvent>;
+}
+
+/**
+ * An email Calendar sends a guest when a write asks for it (sendUpdates); the emulator records it
+ * instead of sending it.
+ */
+export interface GuestEmail {
+  to: string;
+  calendarId: string;
+  eventId: string;
+  kind: 'invitation' | 'update' | 'cancellation';
+  sentAt: string;
 }
 
 /** A refusal of a request body, spoken as Calendar does. */

@@ -4,26 +4,21 @@ import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
 import { acceptEmptyJson, sendGoogleError } from '../shared.js';
 import type { GoogleDataOf } from '../user-data.js';
 import {
-  badParam,
   bodyOf,
   type CalendarRoutes,
-  decodePageToken,
-  defaultReminders,
-  encodePageToken,
-  encodeSyncToken,
   locateEvent,
   notFound,
-  parseMaxResults,
+  notifyGuests,
   type Query,
   requireWriter,
   resolveCalendar,
   sendInputError,
   writeParams,
 } from './api.js';
+import { calendarListRoutes } from './calendar-list.js';
 import { listEvents, listInstances } from './event-list.js';
 import { writeEvent } from './event-write.js';
 import {
-  type CalendarEntry,
   type CalendarEvent,
   type CalendarInputError,
   eventIdFor,
@@ -40,45 +35,6 @@ export type { CalendarData } from './seed.js';
 export { seedCalendar } from './seed.js';
 
 const SERVICE = 'calendar-json.googleapis.com';
-
-function listEntry(c: CalendarEntry) {
-  const out: Record<string, unknown> = {
-    kind: 'calendar#calendarListEntry',
-    etag: c.etag,
-    id: c.id,
-    summary: c.summary,
-  };
-  if (c.description) out.description = c.description;
-  Object.assign(out, {
-    timeZone: c.timeZone,
-    colorId: c.colorId,
-    backgroundColor: c.backgroundColor,
-    foregroundColor: c.foregroundColor,
-    selected: true,
-    accessRole: c.accessRole,
-    defaultReminders: defaultReminders(c),
-  });
-  if (c.primary) {
-    out.notificationSettings = {
-      notifications: [
-        { type: 'eventCreation', method: 'email' },
-        { type: 'eventChange', method: 'email' },
-        { type: 'eventCancellation', method: 'email' },
-        { type: 'eventResponse', method: 'email' },
-      ],
-    };
-    out.primary = true;
-  }
-  out.conferenceProperties = { allowedConferenceSolutionTypes: ['hangoutsMeet'] };
-  return out;
-}
-
-const ACCESS_RANK: Record<CalendarEntry['accessRole'], number> = {
-  freeBusyReader: 0,
-  reader: 1,
-  writer: 2,
-  owner: 3,
-};
 
 export function registerCalendarRoutes(
   app: FastifyInstance,
@@ -102,58 +58,6 @@ function calendarRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
   eventReadRoutes(app, routes);
   eventWriteRoutes(app, routes);
   freeBusyRoutes(app, routes);
-}
-
-/** The user's calendar list and calendars. */
-function calendarListRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
-  const scopes = GOOGLE_API_SCOPES;
-  app.get('/calendar/v3/users/me/calendarList', async (req, reply) => {
-    const who = auth(req, reply, scopes.calendarList.read, 'CalendarList.List');
-    if (!who) return reply;
-    const q = req.query as Query;
-    const data = dataOf(who.user.id).calendar;
-    const max = parseMaxResults(q.maxResults, 100, 250);
-    if (max === null) return badParam(reply, 'maxResults');
-    const minRole = q.minAccessRole as CalendarEntry['accessRole'] | undefined;
-    if (minRole !== undefined && ACCESS_RANK[minRole] === undefined) return badParam(reply, 'minAccessRole');
-    const all = [...data.calendars.values()].filter(
-      (c) => !minRole || ACCESS_RANK[c.accessRole] >= ACCESS_RANK[minRole],
-    );
-    const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
-    if (offset === null) return badParam(reply, 'pageToken');
-    const page = all.slice(offset, offset + max);
-    const body: Record<string, unknown> = { kind: 'calendar#calendarList', etag: `"p${ctx.clock()}"` };
-    if (offset + max < all.length) body.nextPageToken = encodePageToken(offset + max);
-    else body.nextSyncToken = encodeSyncToken(ctx.clock());
-    body.items = page.map(listEntry);
-    return reply.send(body);
-  });
-
-  app.get<{ Params: { calendarId: string } }>(
-    '/calendar/v3/users/me/calendarList/:calendarId',
-    async (req, reply) => {
-      const who = auth(req, reply, scopes.calendarList.read, 'CalendarList.Get');
-      if (!who) return reply;
-      const calendar = resolveCalendar(dataOf(who.user.id).calendar, who.user, req.params.calendarId);
-      return calendar ? reply.send(listEntry(calendar)) : notFound(reply);
-    },
-  );
-
-  app.get<{ Params: { calendarId: string } }>('/calendar/v3/calendars/:calendarId', async (req, reply) => {
-    const who = auth(req, reply, scopes.calendarList.read, 'Calendars.Get');
-    if (!who) return reply;
-    const c = resolveCalendar(dataOf(who.user.id).calendar, who.user, req.params.calendarId);
-    if (!c) return notFound(reply);
-    return reply.send({
-      kind: 'calendar#calendar',
-      etag: c.etag,
-      id: c.id,
-      summary: c.summary,
-      ...(c.description ? { description: c.description } : {}),
-      timeZone: c.timeZone,
-      conferenceProperties: { allowedConferenceSolutionTypes: ['hangoutsMeet'] },
-    });
-  });
 }
 
 /** Listing (with recurrence expansion, sync tokens and paging) and reading events. */
@@ -220,6 +124,7 @@ function eventWriteRoutes(app: FastifyInstance, routes: CalendarRoutes): void {
       };
       if (found.instanceKey) found.stored.exceptions.set(found.instanceKey, tombstone);
       else found.stored.resource = tombstone;
+      notifyGuests(data, calendar.id, tombstone, params.sendUpdates, 'cancellation', now);
       return reply.code(204).send();
     },
   );
@@ -264,6 +169,7 @@ async function insertEvent(
   });
   if ('message' in event) return sendInputError(reply, event as CalendarInputError);
   events.set(event.id, { resource: event as CalendarEvent, exceptions: new Map() });
+  notifyGuests(data, calendar.id, event as CalendarEvent, params.sendUpdates, 'invitation', ctx.clock());
   return reply.send(event);
 }
 
@@ -294,6 +200,7 @@ function changeEvent({ ctx, dataOf, auth }: CalendarRoutes, merge: boolean) {
     const updated = event as CalendarEvent;
     if (found.instanceKey) found.stored.exceptions.set(found.instanceKey, updated);
     else found.stored.resource = updated;
+    notifyGuests(data, calendar.id, updated, params.sendUpdates, 'update', ctx.clock());
     return reply.send(updated);
   };
 }

@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto';
 import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
 import { writeEvent } from './event-write.js';
-import { type CalendarEntry, type CalendarEvent, eventIdFor, type StoredEvent } from './model.js';
+import {
+  type CalendarEntry,
+  type CalendarEvent,
+  eventIdFor,
+  type GuestEmail,
+  type StoredEvent,
+} from './model.js';
 import { addDays, formatDate, localPartsAt, weekdayOf } from './time.js';
 
 /** One emulated user's calendars and, per calendar id, their events. */
 export interface CalendarData {
   calendars: Map<string, CalendarEntry>;
   events: Map<string, Map<string, StoredEvent>>;
+  /** Emails to guests the user's writes asked Calendar to send, oldest first. */
+  outbox: GuestEmail[];
 }
 
 interface Persona {
@@ -48,12 +56,12 @@ const COLORS = [
   { colorId: '4', backgroundColor: '#fa573c', foregroundColor: '#000000' },
 ];
 
-function groupCalendarId(seed: string): string {
+export function groupCalendarId(seed: string): string {
   const hash = createHash('sha256').update(seed).digest('hex').slice(0, 26);
   return `c_${hash}@group.calendar.google.com`;
 }
 
-function entry(
+export function entry(
   id: string,
   summary: string,
   timeZone: string,
@@ -70,6 +78,10 @@ function entry(
     primary,
     ...COLORS[color % COLORS.length]!,
     etag: `"${now}"`,
+    hidden: false,
+    selected: true,
+    deleted: false,
+    updatedMs: now,
   };
 }
 
@@ -102,6 +114,7 @@ export function seedCalendar(user: EmulatedUser, ctx: ProviderContext): Calendar
   const data: CalendarData = {
     calendars: new Map([primary, team, shared].map((c) => [c.id, c])),
     events: new Map([primary, team, shared].map((c) => [c.id, new Map()])),
+    outbox: [],
   };
   const seed = eventSeeder(user, persona, data, now);
   seedOwnEvents(seed, primary, user, persona);
