@@ -313,6 +313,56 @@ describe('Google Drive v3 emulator, through googleapis', () => {
     expect(await part.text()).toBe('Note G');
   });
 
+  it('finds shared-drive items only for a request that supports shared drives and asks for them', async () => {
+    const q = "name = 'Difference Engine funding.txt'";
+    expect(names(await drive.files.list({ q }))).toEqual([]);
+    expect(names(await drive.files.list({ q, includeItemsFromAllDrives: true }))).toEqual([]);
+    expect(names(await drive.files.list({ q, supportsAllDrives: true }))).toEqual([]);
+    const all = { supportsAllDrives: true, includeItemsFromAllDrives: true };
+    const found = await drive.files.list({ q, ...all, fields: 'files(id,name,driveId,owners)' });
+    const file = found.data.files![0]!;
+    // Drive names the shared drive of an item and no owners.
+    expect(file).toEqual({
+      id: expect.any(String),
+      name: 'Difference Engine funding.txt',
+      driveId: expect.any(String),
+    });
+    const sharedDrive = file.driveId!;
+    const inDrive = await drive.files.list({ corpora: 'drive', driveId: sharedDrive, ...all });
+    expect(names(inDrive)).toEqual(['Difference Engine funding.txt']);
+    expect(names(await drive.files.list({ corpora: 'drive', driveId: sharedDrive }))).toEqual([]);
+
+    expect((await failure(drive.files.get({ fileId: file.id! }))).status).toBe(404);
+    const meta = await drive.files.get({ fileId: file.id!, supportsAllDrives: true, fields: 'name,driveId' });
+    expect(meta.data).toEqual({ name: 'Difference Engine funding.txt', driveId: sharedDrive });
+    const root = await drive.files.get({
+      fileId: sharedDrive,
+      supportsAllDrives: true,
+      fields: 'name,mimeType',
+    });
+    expect(root.data).toEqual({ name: 'Analytical Society', mimeType: 'application/vnd.google-apps.folder' });
+
+    // A file created in a shared-drive folder is in that drive; without the flag the folder is not found.
+    const into = { name: 'Minutes.txt', parents: [sharedDrive] };
+    expect((await failure(drive.files.create({ requestBody: into }))).status).toBe(404);
+    const created = await drive.files.create({
+      requestBody: into,
+      supportsAllDrives: true,
+      fields: 'driveId',
+    });
+    expect(created.data.driveId).toBe(sharedDrive);
+    expect(names(await drive.files.list({ corpora: 'drive', driveId: sharedDrive, ...all }))).toEqual([
+      'Difference Engine funding.txt',
+      'Minutes.txt',
+    ]);
+
+    const bad = await raw('/drive/v3/files?supportsAllDrives=yes');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as GoogleErrorBody).error.errors?.[0]).toMatchObject({
+      location: 'supportsAllDrives',
+    });
+  });
+
   it('keeps each user’s Drive separate', async () => {
     const grace = emu.control.issueToken('google', { userId: 'grace.hopper@example.com', scopes: [DRIVE] });
     const res = await fetch(

@@ -99,6 +99,15 @@ describe('docs_ tools', () => {
       expect(docsRequests()).toBe(before + 1);
     });
 
+    it('leaves the title to Google when none is given (title is optional in the specification)', async () => {
+      const { status, body } = await run('docs_create_document', { text: 'First line' });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const data = body.data as { documentId: string; title: string };
+      expect(data.title).toBe('Untitled document');
+      expect(documentOf(data.documentId)?.title).toBe('Untitled document');
+      expect(textOf(data.documentId)).toBe('First line\n');
+    });
+
     it('names the created document when adding its text fails, so the agent does not create another', async () => {
       control.addFault({
         emulator: 'google',
@@ -119,8 +128,8 @@ describe('docs_ tools', () => {
     });
 
     it('refuses invalid input before calling Google', async () => {
-      await expectInvalid('docs_create_document', {}, ['/tool_input/title']);
       await expectInvalid('docs_create_document', { title: '' }, ['/tool_input/title']);
+      await expectInvalid('docs_create_document', { title: ['Notes'] }, ['/tool_input/title']);
       await expectInvalid('docs_create_document', { title: 'x', text: '' }, ['/tool_input/text']);
       await expectInvalid('docs_create_document', { title: 'x', body: 'hi' }, ['/tool_input/body']);
     });
@@ -192,7 +201,7 @@ describe('docs_ tools', () => {
             },
           },
         ],
-        write_control: { required_revision_id: revisionId },
+        write_control: { requiredRevisionId: revisionId },
       });
       expect(status, JSON.stringify(body)).toBe(200);
       const data = body.data as {
@@ -221,27 +230,42 @@ describe('docs_ tools', () => {
       const first = await run('docs_update_document', {
         document_id: KICKOFF,
         requests: [{ insertText: { location: { index: 1 }, text: 'Updated. ' } }],
-        write_control: { required_revision_id: stale },
+        write_control: { requiredRevisionId: stale },
       });
       expect(first.status).toBe(200);
       const before = textOf(KICKOFF);
       const { status, body } = await run('docs_update_document', {
         document_id: KICKOFF,
         requests: [{ insertText: { location: { index: 1 }, text: 'Lost update. ' } }],
-        write_control: { required_revision_id: stale },
+        write_control: { requiredRevisionId: stale },
       });
       expect(status).toBe(409);
       expect(body).toMatchObject({
         code: 'upstream_conflict',
         retryable: false,
         upstream: { status: 400, body: { error: { status: 'FAILED_PRECONDITION' } } },
+        errors: [{ path: '/tool_input/write_control/requiredRevisionId' }],
       });
       expect(body.detail).toMatch(/Read it again with docs_read_document/);
-      expect(body.detail).toMatch(/retry with write_control.required_revision_id/);
+      expect(body.detail).toMatch(/retry with write_control.requiredRevisionId/);
+      expect(textOf(KICKOFF)).toBe(before);
+
+      // Portico's earlier snake_case name works the same, and the answer names it as written.
+      const earlier = await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { location: { index: 1 }, text: 'Lost update. ' } }],
+        write_control: { required_revision_id: stale },
+      });
+      expect(earlier.status).toBe(409);
+      expect(earlier.body).toMatchObject({
+        code: 'upstream_conflict',
+        errors: [{ path: '/tool_input/write_control/required_revision_id' }],
+      });
+      expect(earlier.body.detail).toMatch(/retry with write_control.required_revision_id/);
       expect(textOf(KICKOFF)).toBe(before);
     });
 
-    it('accepts target_revision_id and writes onto the latest revision', async () => {
+    it('accepts targetRevisionId (and its earlier name target_revision_id) and writes onto the latest revision', async () => {
       const target = documentOf(KICKOFF)!.revisionId;
       await run('docs_update_document', {
         document_id: KICKOFF,
@@ -250,10 +274,16 @@ describe('docs_ tools', () => {
       const { status } = await run('docs_update_document', {
         document_id: KICKOFF,
         requests: [{ insertText: { endOfSegmentLocation: {}, text: '\nTwo.' } }],
-        write_control: { target_revision_id: target },
+        write_control: { targetRevisionId: target },
       });
       expect(status).toBe(200);
-      expect(textOf(KICKOFF).endsWith('\nOne.\nTwo.\n')).toBe(true);
+      const earlier = await run('docs_update_document', {
+        document_id: KICKOFF,
+        requests: [{ insertText: { endOfSegmentLocation: {}, text: '\nThree.' } }],
+        write_control: { target_revision_id: target },
+      });
+      expect(earlier.status).toBe(200);
+      expect(textOf(KICKOFF).endsWith('\nOne.\nTwo.\nThree.\n')).toBe(true);
     });
 
     it('refuses invalid input before calling Google', async () => {
@@ -353,6 +383,21 @@ describe('docs_ tools', () => {
         },
         ['/tool_input/write_control'],
         /Provide exactly one of "required_revision_id" or "target_revision_id"/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        {
+          document_id: BRIEF,
+          requests: [insert],
+          write_control: { requiredRevisionId: 'a', targetRevisionId: 'b' },
+        },
+        ['/tool_input/write_control'],
+        /Provide exactly one of "requiredRevisionId" or "targetRevisionId"/,
+      );
+      await expectInvalid(
+        'docs_update_document',
+        { document_id: BRIEF, requests: [insert], write_control: { revisionId: 'a' } },
+        ['/tool_input/write_control/revisionId'],
       );
       await expectInvalid(
         'docs_update_document',

@@ -29,6 +29,8 @@ interface DriveFile {
   description?: string;
   content?: Buffer;
   ownerId: string;
+  /** driveId: the shared drive the file is in; isRoot: a drive's root folder, which is never listed. */
+  extra?: { driveId?: string; isRoot?: boolean };
 }
 interface GoogleState {
   byUser: Map<string, { drive: Map<string, DriveFile> }>;
@@ -238,6 +240,39 @@ describe('drive_search_content', () => {
   });
 });
 
+describe('supports_all_drives', () => {
+  it('reaches files in shared drives only when true, as Drive does', async () => {
+    const shared = fileNamed('Difference Engine funding.txt');
+    expect(shared.extra?.driveId).toEqual(expect.any(String));
+
+    const hidden = await run('drive_get_file_metadata', { file_id: shared.id });
+    expectUpstreamError(hidden, notFound(/call again with supports_all_drives true/));
+    const meta = await run('drive_get_file_metadata', {
+      file_id: shared.id,
+      fields: 'id,name,driveId',
+      supports_all_drives: true,
+    });
+    expect(meta.body.data).toEqual({ id: shared.id, name: shared.name, driveId: shared.extra!.driveId });
+
+    const byContent = { search_term: 'Treasury grants' };
+    expect((await list('drive_search_content', byContent)).results).toEqual([]);
+    const content = await list('drive_search_content', { ...byContent, supports_all_drives: true });
+    expect(content.results.map((f) => f.id)).toEqual([shared.id]);
+
+    const byName = { query: "name contains 'Difference'" };
+    expect((await list('drive_search_files', byName)).results).toEqual([]);
+    const named = await list('drive_search_files', { ...byName, supports_all_drives: true });
+    expect(named.results.map((f) => f.id)).toEqual([shared.id]);
+
+    await expectInvalid(
+      'drive_search_files',
+      { supports_all_drives: 'yes' },
+      '/tool_input/supports_all_drives',
+      /boolean/,
+    );
+  });
+});
+
 describe('drive_search_files', () => {
   it('searches with the Drive query language and sorts', async () => {
     const byName = await list('drive_search_files', { query: "name contains 'Note'" });
@@ -273,7 +308,8 @@ describe('drive_search_files', () => {
   });
 
   it('lists everything when no query is given and pages with next_page', async () => {
-    const live = [...driveOf().values()].filter((f) => !f.trashed && f.name !== 'My Drive');
+    // Without supports_all_drives, files in shared drives are left out, as at Google.
+    const live = [...driveOf().values()].filter((f) => !f.trashed && !f.extra?.isRoot && !f.extra?.driveId);
     const seen = new Set<string>();
     let input: Record<string, unknown> = { page_size: 3, order_by: 'createdTime' };
     for (let pages = 0; pages < 20; pages++) {

@@ -137,9 +137,17 @@ describe('sheets_ tools', () => {
       expect(spreadsheet(data.spreadsheetId)?.title).toBe('Scratch');
     });
 
+    it('leaves the title to Google when none is given (title is optional in the specification)', async () => {
+      const { status, body } = await run('sheets_create_spreadsheet', {});
+      expect(status, JSON.stringify(body)).toBe(200);
+      const data = body.data as { spreadsheetId: string; properties: { title: string } };
+      expect(data.properties.title).toBe('Untitled spreadsheet');
+      expect(spreadsheet(data.spreadsheetId)?.title).toBe('Untitled spreadsheet');
+    });
+
     it('refuses invalid input before calling Google', async () => {
-      await expectInvalid('sheets_create_spreadsheet', {}, ['/tool_input/title']);
       await expectInvalid('sheets_create_spreadsheet', { title: '' }, ['/tool_input/title']);
+      await expectInvalid('sheets_create_spreadsheet', { title: 42 }, ['/tool_input/title']);
       await expectInvalid('sheets_create_spreadsheet', { title: 'x', extra: 1 }, ['/tool_input/extra']);
       await expectInvalid('sheets_create_spreadsheet', { title: 'x', locale: 'english' }, [
         '/tool_input/locale',
@@ -220,7 +228,7 @@ describe('sheets_ tools', () => {
       const { status, body } = await run('sheets_get_values', {
         spreadsheet_id: BUDGET,
         range: "'Q1 Expenses'!A1:B3",
-        major_dimension: 'COLUMNS',
+        major_dimension: 'columns',
       });
       expect(status, JSON.stringify(body)).toBe(200);
       expect(body.data).toEqual({
@@ -261,7 +269,7 @@ describe('sheets_ tools', () => {
         { spreadsheet_id: BUDGET, range: 'A1', major_dimension: 'DIAGONAL' },
         ['/tool_input/major_dimension'],
       );
-      expect(JSON.stringify(body.errors)).toContain('must be one of: ROWS, COLUMNS');
+      expect((body.errors as Array<{ message: string }>)[0]!.message).toMatch(/"rows".*"columns".*any case/);
       await expectInvalid(
         'sheets_get_values',
         { spreadsheet_id: BUDGET, range: 'A1', value_render_option: 'RAW' },
@@ -311,6 +319,12 @@ describe('sheets_ tools', () => {
       ]);
       await expectInvalid('sheets_read_spreadsheet', { spreadsheet_id: BUDGET, ranges: ['Budget!1A'] }, [
         '/tool_input/ranges/0',
+      ]);
+      await expectInvalid('sheets_read_spreadsheet', { spreadsheet_id: BUDGET, ranges: 'Budget!1A' }, [
+        '/tool_input/ranges',
+      ]);
+      await expectInvalid('sheets_read_spreadsheet', { spreadsheet_id: BUDGET, ranges: 3 }, [
+        '/tool_input/ranges',
       ]);
       await expectInvalid('sheets_read_spreadsheet', { spreadsheet_id: BUDGET, ranges: [] }, [
         '/tool_input/ranges',
@@ -398,7 +412,7 @@ describe('sheets_ tools', () => {
       );
       await expectInvalid(
         'sheets_update_values',
-        { spreadsheet_id: BUDGET, range: 'Budget!A1:C1', values: [[1, 2]], major_dimension: 'COLUMNS' },
+        { spreadsheet_id: BUDGET, range: 'Budget!A1:C1', values: [[1, 2]], major_dimension: 'columns' },
         ['/tool_input/values'],
         /rule: values written to a bounded range must fit inside it/,
       );

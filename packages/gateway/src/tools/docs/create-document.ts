@@ -5,11 +5,14 @@ import { documentUrl } from './shared.js';
 
 const input = Type.Object(
   {
-    title: Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      description: 'The document title (also its file name in Drive).',
-    }),
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'The document title (also its file name in Drive). Default: Google\'s "Untitled document".',
+      }),
+    ),
     text: Type.Optional(
       Type.String({
         minLength: 1,
@@ -32,10 +35,10 @@ export const docsCreateDocument = defineTool({
   name: 'docs_create_document',
   provider: 'google_docs',
   description: [
-    'Creates a new Google Docs document in the user’s Drive, optionally with initial plain text, and returns its id.',
+    'Creates a new Google Docs document in the user’s Drive, optionally with a title (default "Untitled document") and initial plain text, and returns its id.',
     'Use it when the user wants a new document; to change an existing one use docs_update_document.',
     'Google creates documents blank, so the text is inserted right after creation (a second request); paragraphs are separated by "\\n".',
-    'Returns {documentId, title, revisionId, url}; revisionId is the latest revision, usable as write_control.required_revision_id of docs_update_document.',
+    'Returns {documentId, title, revisionId, url}; revisionId is the latest revision, usable as write_control.requiredRevisionId of docs_update_document.',
     'Example input: {"title": "Meeting notes 2024-05-02", "text": "Attendees: Ada, Grace\\nDecisions: ship the beta"}',
   ].join(' '),
   input,
@@ -44,9 +47,11 @@ export const docsCreateDocument = defineTool({
     const { data: created } = await client.request<Created>({
       method: 'POST',
       path: '/v1/documents',
-      json: { title: value.title },
+      // Without a title Google names the document itself ("Untitled document").
+      json: value.title === undefined ? {} : { title: value.title },
       query: { fields: 'documentId,title,revisionId' },
     });
+    const title = created.title ?? value.title;
     let revisionId = created.revisionId;
     if (value.text !== undefined) {
       try {
@@ -65,14 +70,14 @@ export const docsCreateDocument = defineTool({
         if (!(error instanceof Problem)) throw error;
         throw new Problem(
           error.code,
-          `${error.detail} The document "${value.title}" was created (documentId ${created.documentId}) but is still empty: add the text with docs_update_document instead of creating another document.`,
+          `${error.detail} The document${title === undefined ? '' : ` "${title}"`} was created (documentId ${created.documentId}) but is still empty: add the text with docs_update_document instead of creating another document.`,
           { ...error.options, extensions: { ...error.options.extensions, document_id: created.documentId } },
         );
       }
     }
     return {
       documentId: created.documentId,
-      title: created.title ?? value.title,
+      title,
       revisionId,
       url: documentUrl(created.documentId),
     };

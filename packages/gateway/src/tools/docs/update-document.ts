@@ -183,6 +183,24 @@ const request = Type.Object(requestProperties, {
     'One Docs API request holding exactly one operation, e.g. {"insertText": {"location": {"index": 1}, "text": "Hello\\n"}}.',
 });
 
+const requiredRevisionId = Type.String({
+  minLength: 1,
+  description:
+    'Apply only if the document is still at this revision (revisionId from docs_read_document); otherwise nothing changes and the tool answers upstream_conflict.',
+});
+const targetRevisionId = Type.String({
+  minLength: 1,
+  description: 'Apply on top of this recent revision, letting Google merge with edits made since.',
+});
+
+/**
+ * write_control's keys: Google's WriteControl names, which the specification's write_control
+ * carries like the requests do, then Portico's earlier snake_case names for the same two fields.
+ */
+const REQUIRED_KEYS = ['requiredRevisionId', 'required_revision_id'] as const;
+const TARGET_KEYS = ['targetRevisionId', 'target_revision_id'] as const;
+type WriteControlKey = (typeof REQUIRED_KEYS)[number] | (typeof TARGET_KEYS)[number];
+
 const input = Type.Object(
   {
     document_id: documentId,
@@ -195,25 +213,19 @@ const input = Type.Object(
     write_control: Type.Optional(
       Type.Object(
         {
+          requiredRevisionId: Type.Optional(requiredRevisionId),
+          targetRevisionId: Type.Optional(targetRevisionId),
           required_revision_id: Type.Optional(
-            Type.String({
-              minLength: 1,
-              description:
-                'Apply only if the document is still at this revision (revisionId from docs_read_document); otherwise nothing changes and the tool answers upstream_conflict.',
-            }),
+            Type.String({ minLength: 1, description: 'Earlier name of requiredRevisionId.' }),
           ),
           target_revision_id: Type.Optional(
-            Type.String({
-              minLength: 1,
-              description:
-                'Apply on top of this recent revision, letting Google merge with edits made since.',
-            }),
+            Type.String({ minLength: 1, description: 'Earlier name of targetRevisionId.' }),
           ),
         },
         {
           additionalProperties: false,
           description:
-            'Optimistic concurrency: give exactly one of required_revision_id or target_revision_id.',
+            'Revision management, as Google\'s WriteControl: give exactly one of requiredRevisionId or targetRevisionId, e.g. {"requiredRevisionId": "ALBJ4LuN3c…"}.',
         },
       ),
     ),
@@ -222,7 +234,13 @@ const input = Type.Object(
 );
 
 type Input = Static<typeof input>;
+type WriteControl = NonNullable<Input['write_control']>;
 type Req = Record<string, Record<string, unknown> | undefined>;
+
+/** The write_control keys the caller gave, whichever names they used. */
+function writeControlKeys(control: WriteControl): WriteControlKey[] {
+  return [...REQUIRED_KEYS, ...TARGET_KEYS].filter((key) => control[key] !== undefined);
+}
 
 function checkIndex(path: string, index: unknown, where: Record<string, unknown> | undefined): FieldError[] {
   if (typeof index === 'number' && index < 1 && !where?.segmentId) {
@@ -280,15 +298,15 @@ function check(value: Input): FieldError[] {
     }
   });
   const control = value.write_control;
-  if (control) {
-    const given = [control.required_revision_id, control.target_revision_id].filter((v) => v !== undefined);
-    if (given.length !== 1) {
-      errors.push({
-        path: '/write_control',
-        message:
-          'Provide exactly one of "required_revision_id" or "target_revision_id" (rule: a write is either refused on a newer revision or merged onto a recent one).',
-      });
-    }
+  if (control && writeControlKeys(control).length !== 1) {
+    // The rule names the fields as the caller wrote them.
+    const [required, target] = writeControlKeys(control).some((k) => k.includes('_'))
+      ? [REQUIRED_KEYS[1], TARGET_KEYS[1]]
+      : [REQUIRED_KEYS[0], TARGET_KEYS[0]];
+    errors.push({
+      path: '/write_control',
+      message: `Provide exactly one of "${required}" or "${target}" (rule: a write is either refused on a newer revision or merged onto a recent one).`,
+    });
   }
   return errors;
 }
@@ -312,21 +330,25 @@ export const docsUpdateDocument = defineTool({
   description: [
     'Edits a Google Docs document with a batch of Docs API requests (insertText, deleteContentRange, replaceAllText, updateTextStyle, …), applied in order, all or nothing.',
     'Read the document first (docs_read_document) for its UTF-16 indexes and revisionId; replaceAllText needs no indexes.',
-    'With write_control.required_revision_id the edit fails with upstream_conflict, writing nothing, if the document changed since: read it again and rebuild the requests.',
-    'Rules: each request holds exactly one operation; insertText takes exactly one of location or endOfSegmentLocation; body indexes start at 1; ranges need endIndex > startIndex; write_control takes one of required_revision_id or target_revision_id.',
+    'With write_control {"requiredRevisionId": …} the edit fails with upstream_conflict, writing nothing, if the document changed since: read it again and rebuild the requests.',
+    'Rules: each request holds exactly one operation; insertText takes exactly one of location or endOfSegmentLocation; body indexes start at 1; ranges need endIndex > startIndex; write_control takes one of requiredRevisionId or targetRevisionId.',
     'Returns {documentId, revisionId, replies (one per request), writeControl}.',
-    'Example: {"document_id": "1Pq7Yh3xKc2eN0dVfWmBzRtL9sAaJgU4oHiE5nX6yC8w", "requests": [{"replaceAllText": {"containsText": {"text": "{{customer}}"}, "replaceText": "Acme Corp"}}, {"insertText": {"endOfSegmentLocation": {}, "text": "Approved."}}]}',
+    'Example: {"document_id": "1Pq7Yh3xKc2eN0dVfWmBzRtL9sAaJgU4oHiE5nX6yC8w", "requests": [{"replaceAllText": {"containsText": {"text": "{{customer}}"}, "replaceText": "Acme Corp"}}], "write_control": {"requiredRevisionId": "ALBJ4LuN3c"}}',
   ].join(' '),
   input,
   annotations: { read_only: false, destructive: true, idempotent: false },
   check,
   async run(value, { client }) {
+    // `check` let at most one key through.
     const control = value.write_control;
-    const writeControl = control?.required_revision_id
-      ? { requiredRevisionId: control.required_revision_id }
-      : control?.target_revision_id
-        ? { targetRevisionId: control.target_revision_id }
-        : undefined;
+    const key = control ? writeControlKeys(control)[0] : undefined;
+    const revision = key === undefined ? undefined : control?.[key];
+    const writeControl =
+      key === undefined
+        ? undefined
+        : (REQUIRED_KEYS as readonly string[]).includes(key)
+          ? { requiredRevisionId: revision }
+          : { targetRevisionId: revision };
     try {
       const { data } = await client.request<BatchUpdateResponse>({
         method: 'POST',
@@ -343,11 +365,11 @@ export const docsUpdateDocument = defineTool({
       if (error instanceof Problem && isRevisionMismatch(error)) {
         throw new Problem(
           'upstream_conflict',
-          `The document changed since revision ${control?.required_revision_id ?? '(unknown)'}, so nothing was written. Read it again with docs_read_document, rebuild the requests against its current text and indexes, and retry with write_control.required_revision_id set to the new revisionId.`,
+          `The document changed since revision ${revision ?? '(unknown)'}, so nothing was written. Read it again with docs_read_document, rebuild the requests against its current text and indexes, and retry with write_control.${key ?? REQUIRED_KEYS[0]} set to the new revisionId.`,
           {
             errors: [
               {
-                path: '/tool_input/write_control/required_revision_id',
+                path: `/tool_input/write_control/${key ?? REQUIRED_KEYS[0]}`,
                 message: 'is not the latest revision',
               },
             ],

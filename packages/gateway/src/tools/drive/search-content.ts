@@ -11,6 +11,7 @@ import {
   mimeTypeParam,
   pageSizeParam,
   pageTokenParam,
+  supportsAllDrivesParam,
 } from './shared.js';
 
 export const driveSearchContent = defineTool({
@@ -19,7 +20,7 @@ export const driveSearchContent = defineTool({
   description: [
     "Full-text search in Google Drive: finds files whose content, name or description contains the text (Drive's fullText contains), optionally only of one MIME type. Returns matching files with id, name, MIME type, times and links.",
     'Use it when the user remembers what a file says rather than its name; use drive_search_files for searches by name, folder, date or owner. Give the text as is: quotes and backslashes are escaped for you; wrap words in double quotes inside the text to search an exact phrase.',
-    'Results come in relevance order (Drive does not sort full-text searches). Paginated: when has_more is true, call again with the same input plus next_page. Trashed files are left out unless include_trashed is true.',
+    'Results come in relevance order (Drive does not sort full-text searches). Paginated by page_size: while has_more, call again with the same input plus next_page ({"page_token": …}). Trashed files are left out unless include_trashed is true; files in shared drives are searched only with supports_all_drives true.',
     '"query" is accepted as another name for search_term.',
     'Example: {"search_term":"quarterly budget","mime_type":"application/vnd.google-apps.spreadsheet","page_size":20}',
   ].join(' '),
@@ -36,6 +37,7 @@ export const driveSearchContent = defineTool({
       page_size: Type.Optional(pageSizeParam),
       page_token: Type.Optional(pageTokenParam),
       fields: Type.Optional(fieldsParam('File fields to return for each file', DEFAULT_FILE_FIELDS)),
+      supports_all_drives: Type.Optional(supportsAllDrivesParam),
     },
     { additionalProperties: false },
   ),
@@ -61,6 +63,7 @@ export const driveSearchContent = defineTool({
       ...(i.page_size !== undefined ? { pageSize: i.page_size } : {}),
       ...(i.page_token !== undefined ? { pageToken: i.page_token } : {}),
       ...(i.fields !== undefined ? { fields: i.fields } : {}),
+      supportsAllDrives: i.supports_all_drives,
     });
   },
 });

@@ -9,6 +9,7 @@ import {
   listFiles,
   pageSizeParam,
   pageTokenParam,
+  supportsAllDrivesParam,
 } from './shared.js';
 
 /** Sort keys files.list accepts (each optionally followed by "desc"). */
@@ -53,10 +54,10 @@ export const driveSearchFiles = defineTool({
   provider: 'google_drive',
   description: [
     "Searches Google Drive files with Drive's query language and returns them (id, name, MIME type, size, times, parents, links), sorted as asked.",
-    `query examples: "name contains 'report'", "mimeType = 'application/pdf' and modifiedTime > '2025-01-01T00:00:00'", "'FOLDER_ID' in parents", "starred = true", 'someone@example.com' in owners". Operators: contains, =, !=, <, >, in, has, and, or, not. Inside values escape ' as \\' and \\ as \\\\. Omit query to list recent files.`,
-    'order_by: comma-separated sort keys, each optionally followed by " desc" (default "modifiedTime desc"; the keys are listed on the parameter); not allowed with fullText queries (use drive_search_content).',
-    'Trashed files are left out unless include_trashed is true or the query mentions trashed. Paginated: when has_more is true, call again with the same input plus next_page.',
-    `Example: {"query":"name contains 'budget' and mimeType = 'application/vnd.google-apps.spreadsheet'","order_by":"modifiedTime desc","page_size":25}`,
+    `query examples: "name contains 'report'", "mimeType = 'application/pdf' and modifiedTime > '2025-01-01T00:00:00'", "'FOLDER_ID' in parents", "starred = true", "'someone@example.com' in owners". Operators: contains, =, !=, <, >, in, has, and, or, not. Inside values escape ' as \\' and \\ as \\\\. Omit query to list recent files.`,
+    'order_by: comma-separated sort keys (listed on the parameter), each optionally with " desc" (default "modifiedTime desc"); not allowed with fullText queries (use drive_search_content).',
+    'Trashed files are left out unless include_trashed is true or the query mentions trashed; shared-drive files need supports_all_drives true. Paginated by page_size: while has_more, call again with the same input plus next_page ({"page_token": …}).',
+    `Example: {"query":"name contains 'budget'","order_by":"modifiedTime desc","page_size":25,"supports_all_drives":true}`,
   ].join(' '),
   input: Type.Object(
     {
@@ -79,6 +80,7 @@ export const driveSearchFiles = defineTool({
       page_size: Type.Optional(pageSizeParam),
       page_token: Type.Optional(pageTokenParam),
       fields: Type.Optional(fieldsParam('File fields to return for each file', DEFAULT_FILE_FIELDS)),
+      supports_all_drives: Type.Optional(supportsAllDrivesParam),
     },
     { additionalProperties: false },
   ),
@@ -128,6 +130,7 @@ export const driveSearchFiles = defineTool({
       ...(i.page_size !== undefined ? { pageSize: i.page_size } : {}),
       ...(i.page_token !== undefined ? { pageToken: i.page_token } : {}),
       ...(i.fields !== undefined ? { fields: i.fields } : {}),
+      supportsAllDrives: i.supports_all_drives,
     });
   },
 });

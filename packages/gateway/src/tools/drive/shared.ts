@@ -57,6 +57,12 @@ export const pageTokenParam = Type.String({
   description: 'Cursor from next_page of the previous call (keep the other parameters the same).',
 });
 
+export const supportsAllDrivesParam = Type.Boolean({
+  default: false,
+  description:
+    "Include files in shared drives (Drive's supportsAllDrives; the searches also send includeItemsFromAllDrives). Default false: as at Google, a file in a shared drive is then not found.",
+});
+
 export const includeTrashedParam = Type.Boolean({
   default: false,
   description: 'Include files in the trash (default false).',
@@ -71,7 +77,14 @@ interface FileList {
 /** files.list with the given `q`, returning the page and how to get the next one. */
 export async function listFiles(
   client: ProviderClient,
-  params: { q: string | undefined; orderBy?: string; pageSize?: number; pageToken?: string; fields?: string },
+  params: {
+    q: string | undefined;
+    orderBy?: string;
+    pageSize?: number;
+    pageToken?: string;
+    fields?: string;
+    supportsAllDrives?: boolean;
+  },
 ): Promise<Record<string, unknown>> {
   const res = await client.request<FileList>({
     method: 'GET',
@@ -82,9 +95,9 @@ export async function listFiles(
       pageSize: params.pageSize,
       pageToken: params.pageToken,
       fields: `nextPageToken,incompleteSearch,files(${params.fields ?? DEFAULT_FILE_FIELDS})`,
-      // Files in shared drives are found too, as a user of the Drive UI would expect.
-      supportsAllDrives: true,
-      includeItemsFromAllDrives: true,
+      // Google lists shared-drive items only when the app both supports them and asks for them.
+      supportsAllDrives: params.supportsAllDrives,
+      includeItemsFromAllDrives: params.supportsAllDrives,
     },
   });
   return {

@@ -54,11 +54,14 @@ const initialSheet = Type.Object(
 
 const input = Type.Object(
   {
-    title: Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      description: 'The spreadsheet title (also its file name in Drive).',
-    }),
+    title: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'The spreadsheet title (also its file name in Drive). Default: Google\'s "Untitled spreadsheet".',
+      }),
+    ),
     locale: Type.Optional(
       Type.String({
         pattern: '^[a-z]{2,3}(_[A-Za-z0-9]{2,4}){0,2}$',
@@ -185,7 +188,7 @@ export const sheetsCreateSpreadsheet = defineTool({
   description: [
     'Creates a new Google Sheets spreadsheet in the user’s Drive and returns its id and URL.',
     'Use it when the user wants a new spreadsheet; to write into an existing one use sheets_update_values.',
-    'Optionally set the locale (number/date formats), the IANA time zone and the initial tabs, each with its grid size, frozen header rows and starting values (entered as typed; "=…" is a formula).',
+    'Optionally set the title (default "Untitled spreadsheet"), the locale (number/date formats), the IANA time zone and the initial tabs, each with its grid size, frozen header rows and starting values (entered as typed; "=…" is a formula).',
     'Rules: sheet titles are unique (ignoring case); frozen rows/columns must be fewer than the grid’s; initial values must fit in the grid; at most 10 million cells.',
     'Returns spreadsheetId (pass it to the other sheets_ tools), spreadsheetUrl, properties {title, locale, timeZone} and sheets [{sheetId, title, index, gridProperties}].',
     'Example input: {"title": "Team budget", "time_zone": "Europe/London", "sheets": [{"title": "Budget", "frozen_row_count": 1, "values": [["Item", "Cost"], ["Laptops", 4200], ["Total", "=SUM(B2:B2)"]]}]}',
@@ -194,7 +197,9 @@ export const sheetsCreateSpreadsheet = defineTool({
   annotations: { read_only: false, destructive: false, idempotent: false },
   check,
   async run(value, { client }) {
-    const properties: Record<string, string> = { title: value.title };
+    // Without a title Google names the spreadsheet itself ("Untitled spreadsheet").
+    const properties: Record<string, string> = {};
+    if (value.title !== undefined) properties.title = value.title;
     if (value.locale !== undefined) properties.locale = value.locale;
     if (value.time_zone !== undefined) properties.timeZone = value.time_zone;
     const body: Record<string, unknown> = { properties };

@@ -28,10 +28,20 @@ export const dateTimeRenderOption = stringEnum(['SERIAL_NUMBER', 'FORMATTED_STRI
     'How dates and times are rendered when values are not FORMATTED_VALUE: SERIAL_NUMBER (days since 1899-12-30; default) or FORMATTED_STRING (as the cell format shows them).',
 });
 
-export const majorDimension = stringEnum(['ROWS', 'COLUMNS'], {
+/**
+ * The specification writes "rows or columns", Google ROWS or COLUMNS: any case is taken (the reading
+ * of sheets_get_values in docs/spec/tools.json) and `googleDimension` gives Google's spelling.
+ */
+export const majorDimension = Type.String({
+  pattern: '^([Rr][Oo][Ww][Ss]|[Cc][Oo][Ll][Uu][Mm][Nn][Ss])$',
   description:
-    'ROWS (default): each inner array is a row. COLUMNS: each inner array is a column. With ROWS, A1:B2 reads [["A1","B1"],["A2","B2"]]; with COLUMNS, [["A1","A2"],["B1","B2"]].',
+    '"rows" (default): each inner array is a row; "columns": each inner array is a column (any case, so ROWS and COLUMNS too). With rows, A1:B2 reads [["A1","B1"],["A2","B2"]]; with columns, [["A1","A2"],["B1","B2"]].',
 });
+
+/** Google's spelling of a `major_dimension` the schema accepted. */
+export function googleDimension(value: string | undefined): 'ROWS' | 'COLUMNS' | undefined {
+  return value === undefined ? undefined : value.toUpperCase() === 'COLUMNS' ? 'COLUMNS' : 'ROWS';
+}
 
 /** The A1 rule for one range field; `path` is relative to tool_input. */
 export function checkRange(path: string, value: string): { errors: FieldError[]; range?: ParsedRange } {

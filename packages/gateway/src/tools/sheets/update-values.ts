@@ -5,6 +5,7 @@ import {
   a1Range,
   checkRange,
   dateTimeRenderOption,
+  googleDimension,
   majorDimension,
   rangePath,
   spreadsheetId,
@@ -26,7 +27,7 @@ const input = Type.Object(
     values: Type.Array(Type.Array(cell, { maxItems: 18_278 }), {
       minItems: 1,
       description:
-        'The cells to write: a 2-D array, one inner array per row (per column with major_dimension COLUMNS). Rows may differ in length. Example: [["Name", "Score"], ["Ada", 92]].',
+        'The cells to write: a 2-D array, one inner array per row (per column with major_dimension "columns"). Rows may differ in length. Example: [["Name", "Score"], ["Ada", 92]].',
     }),
     value_input_option: Type.Optional(
       stringEnum(['USER_ENTERED', 'RAW'], {
@@ -64,7 +65,7 @@ function check(value: Input): FieldError[] {
   // A bounded rectangle must hold the values, as Google refuses a write past its edge.
   const size = range?.singleCell ? undefined : range?.size;
   if (size) {
-    const columnsMajor = value.major_dimension === 'COLUMNS';
+    const columnsMajor = googleDimension(value.major_dimension) === 'COLUMNS';
     const outer = value.values.length;
     const inner = Math.max(0, ...value.values.map((row) => row.length));
     const [rows, columns] = columnsMajor ? [inner, outer] : [outer, inner];
@@ -93,7 +94,7 @@ export const sheetsUpdateValues = defineTool({
   annotations: { read_only: false, destructive: true, idempotent: true },
   check,
   async run(value, { client }) {
-    const majorDimensionValue = value.major_dimension ?? 'ROWS';
+    const majorDimensionValue = googleDimension(value.major_dimension) ?? 'ROWS';
     const { data } = await client.request<Record<string, unknown>>({
       method: 'PUT',
       path: rangePath(value.spreadsheet_id, value.range),

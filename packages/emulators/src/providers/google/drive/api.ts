@@ -4,7 +4,7 @@ import type { authorizeGoogle } from '../scopes.js';
 import { type DriveFile, sendGoogleError } from '../shared.js';
 import type { GoogleDataOf } from '../user-data.js';
 import { applyFields, type FieldsError, type FieldTree, parseFields } from './fields.js';
-import { FILE_FIELDS, fileResource } from './resource.js';
+import { FILE_FIELDS, fileResource, sharedDriveOf } from './resource.js';
 import { driveRootIdFor } from './seed.js';
 
 // What the Drive routes share: their context, Drive's error answers, `fields`, and finding files.
@@ -74,9 +74,46 @@ export function textOf(f: DriveFile): string {
   return '';
 }
 
-/** Drive's resource id for `root`, and the file behind an id (root alias included). */
-export function lookup(drive: Map<string, DriveFile>, userId: string, id: string): DriveFile | undefined {
-  return drive.get(id === 'root' ? driveRootIdFor(userId) : id);
+/**
+ * Whether a request declares it supports shared drives (supportsAllDrives, or the deprecated
+ * supportsTeamDrives), Drive's default being false; null when it already answered 400.
+ */
+export function supportsAllDrives(reply: FastifyReply, q: Query): boolean | null {
+  return booleanParam(reply, q, 'supportsAllDrives', 'supportsTeamDrives');
+}
+
+/** A boolean query parameter under its name or its deprecated one; null when it already answered 400. */
+export function booleanParam(
+  reply: FastifyReply,
+  q: Query,
+  name: string,
+  deprecated: string,
+): boolean | null {
+  let on = false;
+  for (const key of [name, deprecated]) {
+    const value = q[key];
+    if (value === undefined) continue;
+    if (!/^(true|false)$/i.test(value)) {
+      invalidParam(reply, key);
+      return null;
+    }
+    on ||= value.toLowerCase() === 'true';
+  }
+  return on;
+}
+
+/**
+ * Drive's resource id for `root`, and the file behind an id (root alias included). A file in a
+ * shared drive exists only for a request that supports shared drives: Drive answers 404 otherwise.
+ */
+export function lookup(
+  drive: Map<string, DriveFile>,
+  userId: string,
+  id: string,
+  allDrives: boolean,
+): DriveFile | undefined {
+  const f = drive.get(id === 'root' ? driveRootIdFor(userId) : id);
+  return f && (allDrives || sharedDriveOf(f) === undefined) ? f : undefined;
 }
 
 export function isRoot(f: DriveFile): boolean {

@@ -2,13 +2,22 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatedUser } from '../../../core/types.js';
 import { GOOGLE_API_SCOPES } from '../scopes.js';
 import { type DriveFile, sendGoogleError } from '../shared.js';
-import { type DriveRoutes, fieldsFor, invalidParam, isRoot, type Query, textOf } from './api.js';
+import {
+  booleanParam,
+  type DriveRoutes,
+  fieldsFor,
+  invalidParam,
+  isRoot,
+  type Query,
+  supportsAllDrives,
+  textOf,
+} from './api.js';
 import { applyFields, type FieldTree } from './fields.js';
 import { compileDriveQuery, DriveQueryError, type QueryFile } from './query.js';
-import { fileResource, isFolder } from './resource.js';
+import { fileResource, isFolder, sharedDriveOf } from './resource.js';
 import { driveRootIdFor } from './seed.js';
 
-// files.list: the `q` search, `orderBy`, paging, and the spaces and corpora the emulated Drive has.
+// files.list: the `q` search, `orderBy`, paging, and the spaces, corpora and shared drives the emulated Drive has.
 
 const DEFAULT_LIST_FIELDS = 'kind,nextPageToken,incompleteSearch,files(kind,id,name,mimeType)';
 
@@ -105,7 +114,17 @@ interface FileListQuery {
   offset: number;
   spaces: string[];
   corpora: string;
+  driveId: string | undefined;
+  /** Shared-drive items are listed: the request supports shared drives and asks for their items. */
+  allDrives: boolean;
   tree: FieldTree | '*';
+}
+
+/** Whether a file is in the corpus asked for: one shared drive, or My Drive plus (when asked) every shared drive. */
+function inCorpus(f: DriveFile, list: FileListQuery): boolean {
+  const driveId = sharedDriveOf(f);
+  if (list.corpora === 'drive') return list.allDrives && driveId === list.driveId;
+  return driveId === undefined || list.allDrives;
 }
 
 /** files.list: one page of the files `q` matches (the root folder never is one), in `orderBy` order. */
@@ -119,10 +138,11 @@ export async function listFiles({ dataOf, auth }: DriveRoutes, req: FastifyReque
   if (!list) return reply;
   const { pageSize, offset } = list;
 
-  // The emulated Drive has no app data folder nor shared drives: those corpora are empty.
-  const searchable = list.spaces.includes('drive') && list.corpora !== 'drive';
-  const matches = searchable
-    ? [...drive.values()].filter((f) => !isRoot(f) && list.predicate(queryFileOf(f, user))).sort(list.compare)
+  // The emulated Drive has no app data folder nor photos: those spaces are empty.
+  const matches = list.spaces.includes('drive')
+    ? [...drive.values()]
+        .filter((f) => !isRoot(f) && inCorpus(f, list) && list.predicate(queryFileOf(f, user)))
+        .sort(list.compare)
     : [];
   const page = matches.slice(offset, offset + pageSize);
   const body: Record<string, unknown> = { kind: 'drive#fileList' };
@@ -167,7 +187,21 @@ function checkFileListQuery(reply: FastifyReply, q: Query, user: EmulatedUser): 
     );
     return null;
   }
+  const supports = supportsAllDrives(reply, q);
+  if (supports === null) return null;
+  const includeItems = booleanParam(reply, q, 'includeItemsFromAllDrives', 'includeTeamDriveItems');
+  if (includeItems === null) return null;
   const tree = fieldsFor(reply, q.fields ?? DEFAULT_LIST_FIELDS, true);
   if (!tree) return null;
-  return { predicate, pageSize, compare, offset, spaces, corpora, tree };
+  return {
+    predicate,
+    pageSize,
+    compare,
+    offset,
+    spaces,
+    corpora,
+    driveId: q.driveId,
+    allDrives: supports && includeItems,
+    tree,
+  };
 }

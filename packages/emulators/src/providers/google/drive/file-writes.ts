@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { EmulatedUser, ProviderContext } from '../../../core/types.js';
 import { type DriveFile, GOOGLE_MIME, sendGoogleError } from '../shared.js';
-import { descendantsOf, invalidParam, lookup, notFound, type Query } from './api.js';
-import { bumpVersion, isFolder, isNative } from './resource.js';
+import { descendantsOf, invalidParam, lookup, notFound, type Query, supportsAllDrives } from './api.js';
+import { bumpVersion, isFolder, isNative, sharedDriveOf } from './resource.js';
 import { driveIdFrom, driveRootIdFor } from './seed.js';
 
 // Changing files: metadata as create, update and copy write it, trash, and content.
@@ -16,6 +16,20 @@ export interface WriteContext {
   reply: FastifyReply;
   drive: Map<string, DriveFile>;
   user: EmulatedUser;
+  /** The request supports shared drives (supportsAllDrives): their files and folders can be named. */
+  allDrives: boolean;
+}
+
+/** A write request's context; null when its supportsAllDrives was refused (400 already answered). */
+export function writeContext(
+  ctx: ProviderContext,
+  reply: FastifyReply,
+  drive: Map<string, DriveFile>,
+  user: EmulatedUser,
+  q: Query,
+): WriteContext | null {
+  const allDrives = supportsAllDrives(reply, q);
+  return allDrives === null ? null : { ctx, reply, drive, user, allDrives };
 }
 
 /** Applies writable metadata; returns false when it already answered an error. */
@@ -77,14 +91,26 @@ export function applyMetadata(
     }
     const parents: string[] = [];
     for (const p of meta.parents as string[]) {
-      const parent = lookup(w.drive, w.user.id, p);
+      const parent = lookup(w.drive, w.user.id, p, w.allDrives);
       if (!parent) return !notFound(reply, p);
       if (!isFolder(parent)) return !invalidParam(reply, 'parents', 'The specified parent is not a folder.');
       parents.push(parent.id);
     }
     if (parents.length > 0) f.parents = parents;
   }
+  if (creating) placeInDrive(w.drive, f);
   return true;
+}
+
+/** A file is in the drive of its parent (a shared drive or My Drive), and so is everything inside it. */
+function placeInDrive(drive: Map<string, DriveFile>, f: DriveFile): void {
+  const parent = drive.get(f.parents[0] ?? '');
+  const driveId = parent ? sharedDriveOf(parent) : undefined;
+  for (const file of [f, ...descendantsOf(drive, f.id)]) {
+    if (sharedDriveOf(file) === driveId) continue;
+    const { driveId: _, ...extra } = file.extra ?? {};
+    file.extra = driveId === undefined ? extra : { ...extra, driveId };
+  }
 }
 
 /** Trashing a folder trashes what is inside it; restoring it brings back what was not trashed on its own. */
@@ -140,10 +166,10 @@ export function updateFile(w: WriteContext, f: DriveFile, meta: Record<string, u
   const remove = (q.removeParents ?? '').split(',').filter(Boolean);
   if (add.length > 0 || remove.length > 0) {
     const next = f.parents.filter(
-      (p) => !remove.map((r) => lookup(w.drive, w.user.id, r)?.id ?? r).includes(p),
+      (p) => !remove.map((r) => lookup(w.drive, w.user.id, r, w.allDrives)?.id ?? r).includes(p),
     );
     for (const id of add) {
-      const parent = lookup(w.drive, w.user.id, id);
+      const parent = lookup(w.drive, w.user.id, id, w.allDrives);
       if (!parent) {
         notFound(w.reply, id);
         return false;
@@ -169,6 +195,7 @@ export function updateFile(w: WriteContext, f: DriveFile, meta: Record<string, u
       return false;
     }
     f.parents = next;
+    placeInDrive(w.drive, f);
   }
   if (JSON.stringify([f.name, f.description, f.parents]) !== before) bumpVersion(f, w.ctx.clock());
   return true;

@@ -12,6 +12,11 @@ export function isFolder(f: DriveFile): boolean {
   return f.mimeType === GOOGLE_MIME.folder;
 }
 
+/** The shared drive a file is in; undefined for My Drive. */
+export function sharedDriveOf(f: DriveFile): string | undefined {
+  return typeof f.extra?.driveId === 'string' ? f.extra.driveId : undefined;
+}
+
 export function driveUser(user: EmulatedUser) {
   return {
     kind: 'drive#user',
@@ -156,6 +161,11 @@ export function fileResource(f: DriveFile, owner: EmulatedUser): Record<string, 
         `https://docs.google.com/feeds/download/export?id=${f.id}&exportFormat=${m.split('/')[1]}`,
       ]),
     );
+  }
+  const driveId = sharedDriveOf(f);
+  if (driveId !== undefined) {
+    // The shared drive owns its items: Drive names the drive and no owners.
+    Object.assign(out, { driveId, teamDriveId: driveId, owners: undefined, ownedByMe: false });
   }
   out.isAppAuthorized = false;
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];

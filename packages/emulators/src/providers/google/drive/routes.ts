@@ -13,12 +13,13 @@ import {
   type Query,
   SERVICE,
   sendFile,
+  supportsAllDrives,
   textOf,
 } from './api.js';
 import { applyFields, type FieldTree, parseFields } from './fields.js';
 import { listFiles } from './file-list.js';
-import { applyMetadata, blankFile, updateFile, type WriteContext } from './file-writes.js';
-import { driveUser, EXPORT_FORMATS, isFolder, isNative } from './resource.js';
+import { applyMetadata, blankFile, updateFile, writeContext } from './file-writes.js';
+import { driveUser, EXPORT_FORMATS, isFolder, isNative, sharedDriveOf } from './resource.js';
 import { UPLOAD_LIMIT, uploadRoutes } from './upload-routes.js';
 
 export { seedDrive } from './seed.js';
@@ -87,7 +88,9 @@ function fileReadRoutes(app: FastifyInstance, routes: DriveRoutes): void {
     if (q.alt !== undefined && q.alt !== 'json' && !media) return invalidParam(reply, 'alt');
     const who = auth(req, reply, media ? scopes.content : scopes.read, 'Get');
     if (!who) return reply;
-    const f = lookup(dataOf(who.user.id).drive, who.user.id, req.params.fileId);
+    const allDrives = supportsAllDrives(reply, q);
+    if (allDrives === null) return reply;
+    const f = lookup(dataOf(who.user.id).drive, who.user.id, req.params.fileId, allDrives);
     if (!f) return notFound(reply, req.params.fileId);
     if (!media) return sendFile(reply, f, who.user, q.fields);
     if (isNative(f) || isFolder(f)) {
@@ -121,7 +124,8 @@ async function exportFile(
       location: 'mimeType',
     });
   }
-  const f = lookup(dataOf(who.user.id).drive, who.user.id, req.params.fileId);
+  // files.export takes no supportsAllDrives: it reaches files in shared drives as they are.
+  const f = lookup(dataOf(who.user.id).drive, who.user.id, req.params.fileId, true);
   if (!f) return notFound(reply, req.params.fileId);
   const formats = EXPORT_FORMATS[f.mimeType];
   if (!isNative(f) || !formats) {
@@ -155,7 +159,8 @@ function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoute
   app.post('/drive/v3/files', async (req, reply) => {
     const who = auth(req, reply, scopes.write, 'Create');
     if (!who) return reply;
-    const w: WriteContext = { ctx, reply, drive: dataOf(who.user.id).drive, user: who.user };
+    const w = writeContext(ctx, reply, dataOf(who.user.id).drive, who.user, req.query as Query);
+    if (!w) return reply;
     const meta = (req.body ?? {}) as Record<string, unknown>;
     const f = blankFile(w);
     if (!applyMetadata(w, f, meta, true)) return reply;
@@ -168,8 +173,9 @@ function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoute
     const who = auth(req, reply, scopes.write, 'Update');
     if (!who) return reply;
     const q = req.query as Query;
-    const w: WriteContext = { ctx, reply, drive: dataOf(who.user.id).drive, user: who.user };
-    const f = lookup(w.drive, who.user.id, req.params.fileId);
+    const w = writeContext(ctx, reply, dataOf(who.user.id).drive, who.user, q);
+    if (!w) return reply;
+    const f = lookup(w.drive, who.user.id, req.params.fileId, w.allDrives);
     if (!f) return notFound(reply, req.params.fileId);
     if (!updateFile(w, f, (req.body ?? {}) as Record<string, unknown>, q)) return reply;
     return sendFile(reply, f, who.user, q.fields);
@@ -179,7 +185,8 @@ function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoute
     const who = auth(req, reply, scopes.write, 'EmptyTrash');
     if (!who) return reply;
     const drive = dataOf(who.user.id).drive;
-    for (const f of [...drive.values()]) if (f.trashed) drive.delete(f.id);
+    // The user's trash: shared drives keep trashes of their own.
+    for (const f of [...drive.values()]) if (f.trashed && sharedDriveOf(f) === undefined) drive.delete(f.id);
     return reply.code(204).send();
   });
 
@@ -187,7 +194,9 @@ function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoute
     const who = auth(req, reply, scopes.write, 'Delete');
     if (!who) return reply;
     const drive = dataOf(who.user.id).drive;
-    const f = lookup(drive, who.user.id, req.params.fileId);
+    const allDrives = supportsAllDrives(reply, req.query as Query);
+    if (allDrives === null) return reply;
+    const f = lookup(drive, who.user.id, req.params.fileId, allDrives);
     if (!f) return notFound(reply, req.params.fileId);
     if (isRoot(f)) {
       return sendGoogleError(reply, 403, 'The user does not have sufficient permissions for this file.', {
@@ -202,8 +211,9 @@ function fileWriteRoutes(app: FastifyInstance, { ctx, dataOf, auth }: DriveRoute
   app.post<{ Params: { fileId: string } }>('/drive/v3/files/:fileId/copy', async (req, reply) => {
     const who = auth(req, reply, scopes.write, 'Copy');
     if (!who) return reply;
-    const w: WriteContext = { ctx, reply, drive: dataOf(who.user.id).drive, user: who.user };
-    const source = lookup(w.drive, who.user.id, req.params.fileId);
+    const w = writeContext(ctx, reply, dataOf(who.user.id).drive, who.user, req.query as Query);
+    if (!w) return reply;
+    const source = lookup(w.drive, who.user.id, req.params.fileId, w.allDrives);
     if (!source) return notFound(reply, req.params.fileId);
     if (isFolder(source)) {
       return sendGoogleError(reply, 403, 'This file cannot be copied by the user.', {
@@ -255,6 +265,8 @@ function aboutRoutes(app: FastifyInstance, { ctx, dataOf }: DriveRoutes): void {
     let usage = 0;
     let trash = 0;
     for (const f of drive.values()) {
+      // Shared drives have storage of their own, outside the user's quota.
+      if (sharedDriveOf(f) !== undefined) continue;
       usage += f.content?.length ?? 0;
       if (f.trashed) trash += f.content?.length ?? 0;
     }

@@ -13,6 +13,11 @@ export function driveRootIdFor(userId: string): string {
   return `0A${createHash('sha256').update(`root:${userId}`).digest('base64url').slice(0, 11)}Uk9PVA`;
 }
 
+/** A shared drive's id, which is also its root folder's, has the same look. */
+export function sharedDriveIdFor(userId: string): string {
+  return `0A${createHash('sha256').update(`shared-drive:${userId}`).digest('base64url').slice(0, 11)}Uk9PVA`;
+}
+
 export const GOOGLE_PRESENTATION = 'application/vnd.google-apps.presentation';
 
 function pdf(title: string, line: string): Buffer {
@@ -76,6 +81,8 @@ interface DriveSeedSet {
   text: { name: string; body: string };
   csv: { name: string; body: string };
   slides: { name: string; text: string };
+  /** A shared drive the user is a member of, holding one text file. */
+  shared: { drive: string; file: { name: string; body: string } };
 }
 
 const SEEDS: Record<string, DriveSeedSet> = {
@@ -96,6 +103,13 @@ const SEEDS: Record<string, DriveSeedSet> = {
       body: 'n,numerator,denominator\n0,1,1\n1,-1,2\n2,1,6\n4,-1,30\n6,1,42\n8,-1,30\n',
     },
     slides: { name: 'Lecture: poetical science', text: 'Poetical science\nImagination meets mathematics.' },
+    shared: {
+      drive: 'Analytical Society',
+      file: {
+        name: 'Difference Engine funding.txt',
+        body: 'Treasury grants for the Difference Engine: 17,000 pounds by 1842.\nMinutes kept by the Analytical Society.\n',
+      },
+    },
   },
   'grace.hopper@example.com': {
     folder: 'Compilers',
@@ -112,6 +126,13 @@ const SEEDS: Record<string, DriveSeedSet> = {
     slides: {
       name: 'Future of programming',
       text: 'The most dangerous phrase: we have always done it this way.',
+    },
+    shared: {
+      drive: 'Harvard Computation Lab',
+      file: {
+        name: 'Mark I operating notes.txt',
+        body: 'The Mark I performs three additions per second.\nTape every bug into the logbook.\n',
+      },
     },
   },
   'alan.turing@example.com': {
@@ -131,13 +152,21 @@ const SEEDS: Record<string, DriveSeedSet> = {
       name: 'Computing machinery and intelligence',
       text: 'Computing machinery and intelligence\nThe imitation game.',
     },
+    shared: {
+      drive: 'Hut 8',
+      file: {
+        name: 'banburismus.txt',
+        body: 'Banburismus: scoring the overlap of two messages in decibans.\nKept in the Hut 8 shared drive.\n',
+      },
+    },
   },
 };
 
 /**
  * Seeds the user's Drive: the root folder ("My Drive"), a project folder and one file of each common
- * kind (PDF, PNG, plain text, CSV) plus a native Slides deck, which Drive can export but not download.
- * Sheets and Docs add their own native files afterwards.
+ * kind (PDF, PNG, plain text, CSV) plus a native Slides deck, which Drive can export but not download,
+ * and a shared drive the user is a member of, with one text file. Sheets and Docs add their own
+ * native files afterwards.
  */
 export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string, DriveFile> {
   const now = ctx.clock();
@@ -219,6 +248,28 @@ export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string,
     parents: [folder],
     daysAgo: 8,
     extra: { text: seed.slides.text },
+  });
+  // A shared drive's root folder carries the drive's id and name, and its items the drive's id.
+  const sharedId = sharedDriveIdFor(user.id);
+  drive.set(sharedId, {
+    id: sharedId,
+    name: seed.shared.drive,
+    mimeType: GOOGLE_MIME.folder,
+    parents: [],
+    createdTime: at(200),
+    modifiedTime: at(200),
+    trashed: false,
+    starred: false,
+    ownerId: user.id,
+    extra: { isRoot: true, driveId: sharedId },
+  });
+  add('shared-text', {
+    name: seed.shared.file.name,
+    mimeType: 'text/plain',
+    parents: [sharedId],
+    content: Buffer.from(seed.shared.file.body),
+    daysAgo: 9,
+    extra: { driveId: sharedId },
   });
   return drive;
 }

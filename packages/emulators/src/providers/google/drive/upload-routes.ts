@@ -4,7 +4,14 @@ import { authorizeGoogle, GOOGLE_API_SCOPES } from '../scopes.js';
 import { type DriveFile, sendGoogleError } from '../shared.js';
 import type { GoogleDataOf } from '../user-data.js';
 import { invalidParam, lookup, notFound, type Query, SERVICE, sendFile } from './api.js';
-import { applyMetadata, blankFile, setContent, updateFile, type WriteContext } from './file-writes.js';
+import {
+  applyMetadata,
+  blankFile,
+  setContent,
+  updateFile,
+  type WriteContext,
+  writeContext,
+} from './file-writes.js';
 import {
   boundaryOf,
   parseContentRange,
@@ -60,8 +67,9 @@ async function upload({ ctx, dataOf }: Uploads, req: FastifyRequest, reply: Fast
     method: `google.apps.drive.v3.DriveFiles.${fileId ? 'Update' : 'Create'}`,
   });
   if (!who) return reply;
-  const w: WriteContext = { ctx, reply, drive: dataOf(who.user.id).drive, user: who.user };
-  const existing = fileId ? lookup(w.drive, who.user.id, fileId) : undefined;
+  const w = writeContext(ctx, reply, dataOf(who.user.id).drive, who.user, q);
+  if (!w) return reply;
+  const existing = fileId ? lookup(w.drive, who.user.id, fileId, w.allDrives) : undefined;
   if (fileId && !existing) return notFound(reply, fileId);
   const body = (req.body as Buffer | undefined) ?? Buffer.alloc(0);
   if (q.uploadType === 'resumable') return startResumableSession(w, req, existing, body);
@@ -131,6 +139,7 @@ function startResumableSession(
     metadata: json,
     mimeType: (req.headers['x-upload-content-type'] as string | undefined) ?? undefined,
     fields: q.fields,
+    allDrives: w.allDrives,
     total:
       req.headers['x-upload-content-length'] === undefined
         ? undefined
@@ -192,7 +201,7 @@ async function receiveChunk({ ctx, dataOf }: Uploads, req: FastifyRequest, reply
       return reply.code(308).send();
     }
     uploadSessions(data.drive).delete(id);
-    const w: WriteContext = { ctx, reply, drive: data.drive, user: data.user };
+    const w: WriteContext = { ctx, reply, drive: data.drive, user: data.user, allDrives: session.allDrives };
     const existing = session.fileId ? data.drive.get(session.fileId) : undefined;
     if (session.fileId && !existing) return notFound(reply, session.fileId);
     const content =

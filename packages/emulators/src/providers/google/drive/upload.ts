@@ -59,6 +59,8 @@ export interface UploadSession {
   metadata: Record<string, unknown>;
   mimeType?: string;
   fields?: string;
+  /** The session was opened with supportsAllDrives: its last chunk may name shared-drive folders. */
+  allDrives: boolean;
   total?: number;
   chunks: Buffer[];
   received: number;
