@@ -69,8 +69,9 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       );
       const list = tools.find((tool) => tool.name === 'notes_user_list')!;
       expect(list.annotations).toEqual({ read_only: true, destructive: false, idempotent: true });
+      // The specification types this page_size as a number (a fraction is rounded down).
       expect((list.input_schema as { properties: Record<string, Json> }).properties.page_size).toMatchObject({
-        type: 'integer',
+        type: 'number',
         minimum: 1,
         maximum: 100,
       });
@@ -113,11 +114,10 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       const one = await get('/api/v1/tools/notes_database_insert_row');
       expect(one.status).toBe(200);
       expect(one.body.name).toBe('notes_database_insert_row');
-      expect(
-        (one.body.input_schema as { properties: Record<string, Json> }).properties._parent,
-      ).toMatchObject({
-        readOnly: true,
-      });
+      // _parent is computed by the gateway: never part of the published input (invalid condition 5).
+      expect((one.body.input_schema as { properties: Record<string, Json> }).properties).not.toHaveProperty(
+        '_parent',
+      );
       const mcp = await get('/api/v1/tools/notes_database_insert_row?format=mcp');
       expect(mcp.body.inputSchema).toEqual(one.body.input_schema);
     });

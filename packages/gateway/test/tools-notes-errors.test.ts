@@ -53,16 +53,16 @@ describe('notes_ tools: input validation before any upstream request', () => {
     ['notes_block_delete', {}, '/tool_input/block_id'],
     ['notes_block_update', { block_id: NOTES, type: 'paragraph' }, '/tool_input/text'],
     ['notes_comment_create', { parent: { page_id: NOTES } }, '/tool_input/comment'],
-    ['notes_comment_retrieve', { comment_id: NOTES }, '/tool_input/block_id'],
+    ['notes_comment_retrieve', {}, '/tool_input/comment_id'],
     ['notes_comments_fetch', {}, '/tool_input/block_id'],
     ['notes_database_create', { parent_page_id: ROADMAP, title: 'X' }, '/tool_input/properties'],
     ['notes_database_fetch', {}, '/tool_input/database_id'],
     ['notes_database_insert_row', { database_id: TASKS }, '/tool_input/properties'],
-    ['notes_database_property_retrieve', { database_id: TASKS }, '/tool_input/property_id'],
+    ['notes_database_property_retrieve', { property_id: 'title' }, '/tool_input/database_id'],
     ['notes_database_query', {}, '/tool_input/database_id'],
     ['notes_database_update', { title: 'X' }, '/tool_input/database_id'],
     ['notes_page_content_append', { page_id: NOTES }, '/tool_input/blocks'],
-    ['notes_page_content_get', {}, '/tool_input/page_id'],
+    ['notes_page_content_get', {}, '/tool_input/block_id'],
     ['notes_page_get', {}, '/tool_input/page_id'],
     ['notes_page_update', { archived: true }, '/tool_input/page_id'],
     ['notes_comment_create', { parent: {}, text: 'x' }, '/tool_input/parent/page_id'],
@@ -71,8 +71,16 @@ describe('notes_ tools: input validation before any upstream request', () => {
   });
 
   it.each([
-    ['notes_user_list', { page_size: '10' }, '/tool_input/page_size', 'must be an integer'],
+    ['notes_user_list', { page_size: '10' }, '/tool_input/page_size', 'must be a number'],
     ['notes_user_list', { page_size: 0 }, '/tool_input/page_size', '>= 1'],
+    ['notes_user_list', { page_size: 0.5 }, '/tool_input/page_size', '>= 1'],
+    ['notes_page_content_get', { block_id: NOTES, page_size: 100.5 }, '/tool_input/page_size', '<= 100'],
+    [
+      'notes_comments_fetch',
+      { block_id: NOTES, page_size: 2.5 },
+      '/tool_input/page_size',
+      'must be an integer',
+    ],
     ['notes_data_fetch', { page_size: 101 }, '/tool_input/page_size', '<= 100'],
     ['notes_data_fetch', { object: 'block' }, '/tool_input/object', 'must be one of: page, database'],
     ['notes_data_fetch', { query: 42 }, '/tool_input/query', 'must be a string'],
@@ -119,31 +127,25 @@ describe('notes_ tools: input validation before any upstream request', () => {
     await refused(tool, input, path, message);
   });
 
-  it('notes_page_create: exactly one of database_id or parent_page_id, quoting the rule', async () => {
+  it('notes_page_create: exactly one of database_id or parent_page_id, quoting rule 4', async () => {
     const rule =
-      'Provide exactly one of "database_id" or "parent_page_id" (rule: a page is created either in a database or under a page).';
+      'Provide exactly one of "database_id" or "parent_page_id" (rule: notes_page_create takes database_id or parent_page_id, never both).';
     const both = await refused(
       'notes_page_create',
       { database_id: TASKS, parent_page_id: ROADMAP, properties: { Name: 'x' } },
       '/tool_input/parent_page_id',
       rule,
     );
-    expect(both.detail).toContain('rule: a page is created either in a database or under a page');
+    expect(both.detail).toContain('rule: notes_page_create takes database_id or parent_page_id, never both');
     await refused('notes_page_create', { title: 'Orphan' }, '/tool_input', rule);
   });
 
-  it('notes_page_create: database_id needs properties; child pages take a title, not properties', async () => {
+  it('notes_page_create: database_id needs properties; the title shortcut is for child pages, given once', async () => {
     await refused(
       'notes_page_create',
       { database_id: TASKS },
       '/tool_input/properties',
-      /rule: a database row/,
-    );
-    await refused(
-      'notes_page_create',
-      { parent_page_id: ROADMAP, properties: { title: 'x' } },
-      '/tool_input/properties',
-      /rule: a page under a page has only a title/,
+      /rule: when database_id is given, properties is required/,
     );
     await refused(
       'notes_page_create',
@@ -151,29 +153,42 @@ describe('notes_ tools: input validation before any upstream request', () => {
       '/tool_input/title',
       /rule: a database row's title is its title column/,
     );
+    await refused(
+      'notes_page_create',
+      { parent_page_id: ROADMAP, title: 'x', properties: { title: 'y' } },
+      '/tool_input/title',
+      /give it once/,
+    );
   });
 
   it('a caller-supplied _parent is refused (the gateway computes it)', async () => {
+    const rule = /rule: "_parent" is computed by the gateway from database_id or parent_page_id/;
     await refused(
       'notes_database_insert_row',
       { database_id: TASKS, properties: { Name: 'x' }, _parent: { database_id: TASKS } },
       '/tool_input/_parent',
-      /computed by the gateway.*rule: a row's parent is the database named by "database_id"/,
+      rule,
     );
     await refused(
       'notes_page_create',
       { parent_page_id: ROADMAP, title: 'x', _parent: { page_id: ROADMAP } },
       '/tool_input/_parent',
-      /computed by the gateway/,
+      rule,
     );
   });
 
-  it('notes_database_query: each sort has exactly one of property or timestamp', async () => {
+  it('notes_database_query: each sort has exactly one of property or timestamp, plus direction', async () => {
     const rule =
-      /Provide exactly one of "property" or "timestamp" \(rule: a sort orders rows by either a column or a timestamp\)/;
+      /Provide exactly one of "property" or "timestamp" \(rule: each sort item holds exactly one of property or timestamp \(last_edited_time or created_time\), plus direction\)/;
     await refused(
       'notes_database_query',
-      { database_id: TASKS, sorts: [{ property: 'Due' }, { property: 'Due', timestamp: 'created_time' }] },
+      {
+        database_id: TASKS,
+        sorts: [
+          { property: 'Due', direction: 'ascending' },
+          { property: 'Due', timestamp: 'created_time', direction: 'ascending' },
+        ],
+      },
       '/tool_input/sorts/1/timestamp',
       rule,
     );
@@ -182,6 +197,18 @@ describe('notes_ tools: input validation before any upstream request', () => {
       { database_id: TASKS, sorts: [{ direction: 'ascending' }] },
       '/tool_input/sorts/0',
       rule,
+    );
+    await refused(
+      'notes_database_query',
+      { database_id: TASKS, sorts: [{ property: 'Due' }] },
+      '/tool_input/sorts/0/direction',
+      'is required',
+    );
+    await refused(
+      'notes_database_query',
+      { database_id: TASKS, sorts: [{ timestamp: 'edited_time', direction: 'ascending' }] },
+      '/tool_input/sorts/0/timestamp',
+      'must be one of: created_time, last_edited_time',
     );
   });
 
@@ -268,7 +295,7 @@ describe('notes_ tools: input validation before any upstream request', () => {
     expect(res.body.errors).toEqual([
       {
         path: '/tool_input/type',
-        message: `must be the block's existing type "heading_1" (rule: a block's type cannot be changed)`,
+        message: `must be the block's existing type "heading_1" (rule: type must equal the block's existing type)`,
       },
     ]);
     expect(res.body.detail).toContain('is a heading_1 block');
@@ -301,9 +328,17 @@ describe('notes_ tools: provider errors', () => {
     expect(res.body.retryable).toBe(false);
   });
 
-  it('a comment that is not on the block → upstream_not_found', async () => {
-    const res = await run('notes_comment_retrieve', { comment_id: MISSING, block_id: NOTES });
-    expectUpstreamError(res, { status: 404, code: 'upstream_not_found' });
+  it('an unknown comment or property → upstream_not_found', async () => {
+    const res = await run('notes_comment_retrieve', { comment_id: MISSING });
+    expectUpstreamError(res, notFound(`Could not find comment with ID: ${MISSING}`));
+    expect((res.body.upstream as { body: { code: string } }).body.code).toBe('object_not_found');
+    // A comment that exists, but not on the block an earlier caller names.
+    const state = control().state<{
+      workspaces: Map<string, { comments: Array<{ id: string; parent: { page_id?: string } }> }>;
+    }>('notion');
+    const onNotes = state.workspaces.get(ADA)!.comments.find((c) => c.parent.page_id === NOTES)!;
+    const elsewhere = await run('notes_comment_retrieve', { comment_id: onNotes.id, block_id: ROADMAP });
+    expectUpstreamError(elsewhere, { status: 404, code: 'upstream_not_found', detail: 'not on block' });
     const missing = await run('notes_database_property_retrieve', {
       database_id: TASKS,
       property_id: ['Status', 'Nope'],

@@ -262,10 +262,14 @@ describe('notes_ tools against the Notion emulator', () => {
     expect(rest.results.length).toBeGreaterThan(0);
     expect(rest.has_more).toBe(false);
 
-    const got = await ok('notes_comment_retrieve', { comment_id: reply.id, block_id: ROADMAP });
-    expect(got.comment.id).toBe(reply.id);
-    expect(got.discussion.id).toBe(started.discussion_id);
-    expect(got.discussion.comments.map((c: { id: string }) => c.id)).toEqual([started.id, reply.id]);
+    // By its id alone (Notion's GET /v1/comments/{id}); block_id is still accepted from earlier callers.
+    const got = await ok('notes_comment_retrieve', { comment_id: reply.id });
+    expect(got).toMatchObject({ object: 'comment', id: reply.id, discussion_id: started.discussion_id });
+    expect(got.parent).toEqual({ type: 'page_id', page_id: ROADMAP });
+    expect(text(got.rich_text)).toBe('Reply');
+    expect(got.request_id).toBeUndefined();
+    const checked = await ok('notes_comment_retrieve', { comment_id: reply.id, block_id: ROADMAP });
+    expect(checked.id).toBe(reply.id);
   });
 
   it('notes_data_fetch searches pages and databases by title', async () => {
@@ -388,7 +392,7 @@ describe('notes_ tools against the Notion emulator', () => {
     const filtered = await ok('notes_database_query', {
       database_id: TASKS,
       filter: { property: 'Name', title: { equals: 'Query me' } },
-      sorts: [{ timestamp: 'created_time' }],
+      sorts: [{ timestamp: 'created_time', direction: 'ascending' }],
     });
     expect(filtered.results.map((r: { id: string }) => r.id)).toEqual([row.id]);
   });

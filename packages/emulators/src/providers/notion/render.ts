@@ -36,6 +36,23 @@ function tracked(record: BlockRecord | PageRecord | DatabaseRecord) {
   };
 }
 
+/**
+ * The `filter_properties` query parameter (given once or repeated) as the property ids it names. An
+ * id is matched as sent and percent-decoded once more, as Notion returns some ids URL-encoded
+ * (`%3AUPp`) and clients send them either way; a malformed escape is kept as sent.
+ */
+export function filterPropertyIds(raw: string | string[] | undefined): string[] | undefined {
+  if (raw === undefined) return undefined;
+  return (Array.isArray(raw) ? raw : [raw]).flatMap((id) => {
+    try {
+      const decoded = decodeURIComponent(id);
+      return decoded === id ? [id] : [id, decoded];
+    } catch {
+      return [id];
+    }
+  });
+}
+
 /** `filterIds` limits the returned properties (the `filter_properties` query parameter). */
 export function renderPage(ws: Workspace, page: PageRecord, filterIds?: string[]): Record<string, unknown> {
   const properties: Record<string, unknown> = {};

@@ -5,7 +5,7 @@ import { richText } from './rich-text.js';
 
 // The blocks the `notes_` tools write: their input schema, rules and Notion payloads.
 
-/** The ten block types the text tools write. */
+/** The block types that hold text, as the tools write them. */
 export const TEXT_BLOCK_TYPES = [
   'paragraph',
   'heading_1',
@@ -96,9 +96,18 @@ export const CODE_LANGUAGES = [
   'java/c/c++/c#',
 ] as const;
 
+/** The types notes_page_content_append writes (rule 2 lists divider too), plus to_do. */
+export const APPENDABLE_BLOCK_TYPES = [...TEXT_BLOCK_TYPES, 'divider'] as const;
+
+/** The types notes_block_update changes the text of (a divider has none). */
 export const BlockTypeSchema = stringEnum(
   TEXT_BLOCK_TYPES,
   'Block type: paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, to_do, quote, callout or code.',
+);
+
+const AppendableBlockTypeSchema = stringEnum(
+  APPENDABLE_BLOCK_TYPES,
+  'Block type (rule 2): paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, code, quote, callout, divider; also to_do.',
 );
 
 export const LanguageSchema = stringEnum(
@@ -106,27 +115,57 @@ export const LanguageSchema = stringEnum(
   'Language of a code block (only with type "code"), e.g. "python", "typescript", "plain text".',
 );
 
-export const BlockTextSchema = Type.String({
-  maxLength: 100_000,
-  description: 'The block text (plain text; long text is split into 2000-character runs as Notion requires).',
-});
+const BLOCK_TEXT =
+  'The block text (plain text; long text is split into 2000-character runs as Notion requires).';
+
+export const BlockTextSchema = Type.String({ maxLength: 100_000, description: BLOCK_TEXT });
 
 export const BlockInputSchema = Type.Object(
   {
-    type: BlockTypeSchema,
-    text: BlockTextSchema,
+    type: AppendableBlockTypeSchema,
+    text: Type.Optional(
+      Type.String({
+        maxLength: 100_000,
+        description: `${BLOCK_TEXT} Required for every type except divider, which takes none.`,
+      }),
+    ),
     language: Type.Optional(LanguageSchema),
     checked: Type.Optional(
       Type.Boolean({ description: 'Whether a to_do block is checked (only with type "to_do").' }),
     ),
   },
-  { additionalProperties: false, description: 'One block: {"type": "paragraph", "text": "Hello"}.' },
+  {
+    additionalProperties: false,
+    description: 'One block: {"type": "paragraph", "text": "Hello"}, or {"type": "divider"}.',
+  },
 );
 export type BlockInput = Static<typeof BlockInputSchema>;
 
-/** Rules for one block that the schema cannot say (`language` only on code, `checked` only on to_do). */
+/** A list of blocks to write (1-100, Notion's limit per request). */
+export function blockList(description: string) {
+  return Type.Array(BlockInputSchema, { minItems: 1, maxItems: 100, description });
+}
+
+const TEXT_RULE = 'divider blocks take no text; every other block type requires text';
+
+/**
+ * Rules for one block that the schema cannot say: text on every type but divider, `language` only
+ * on code, `checked` only on to_do.
+ */
 export function checkBlock(block: Partial<BlockInput>, path: string): FieldError[] {
   const errors: FieldError[] = [];
+  if (block.type === 'divider' && block.text !== undefined) {
+    errors.push({
+      path: `${path}/text`,
+      message: `must not be given for a divider (rule: ${TEXT_RULE}); remove it.`,
+    });
+  }
+  if (block.type !== 'divider' && block.text === undefined) {
+    errors.push({
+      path: `${path}/text`,
+      message: `is required for a ${block.type} block (rule: ${TEXT_RULE}).`,
+    });
+  }
   if (block.language !== undefined && block.type !== 'code') {
     errors.push({
       path: `${path}/language`,
@@ -142,9 +181,15 @@ export function checkBlock(block: Partial<BlockInput>, path: string): FieldError
   return errors;
 }
 
-/** The type payload of a block (what goes under `block[type]`). */
+/** The rules of every block of a list given under `field`. */
+export function checkBlocks(blocks: BlockInput[] | undefined, field: string): FieldError[] {
+  return (blocks ?? []).flatMap((block, i) => checkBlock(block, `/${field}/${i}`));
+}
+
+/** The type payload of a block (what goes under `block[type]`); a divider has none. */
 export function blockPayload(block: BlockInput, update = false): Record<string, unknown> {
-  const payload: Record<string, unknown> = { rich_text: richText(block.text) };
+  if (block.type === 'divider') return {};
+  const payload: Record<string, unknown> = { rich_text: richText(block.text ?? '') };
   if (block.type === 'code' && (block.language !== undefined || !update)) {
     payload.language = block.language ?? 'plain text';
   }

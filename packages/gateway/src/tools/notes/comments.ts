@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { normalizeId, notionId } from './ids.js';
-import { richText } from './rich-text.js';
+import { idSegment, normalizeId, notionId } from './ids.js';
+import { richText, richTextArray } from './rich-text.js';
 import { exactlyOne, listResult, PageSizeSchema, StartCursorSchema, withoutRequestId } from './shared.js';
 
 export const notesCommentCreate = defineTool({
   name: 'notes_comment_create',
   provider: 'notion',
-  description: `Add a comment in Notion: either start a new page-level discussion (give "parent": {"page_id": …}) or reply in an existing discussion thread (give "discussion_id", found on every comment from notes_comments_fetch). Rule: exactly one of "parent" or "discussion_id". The comment is {"text": "…"} (plain text) or {"rich_text": [...]} (Notion rich text objects, sent as they are); a plain "text" parameter is accepted as another way to give {"text": …}. Returns the comment with its id and discussion_id.
-Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "comment": {"text": "Looks good to me."}}`,
+  description: `Add a comment in Notion. "comment" holds a "rich_text" array of {"type": "text", "text": {"content": "…"}} items (sent as they are); {"text": "…"} (plain text) is accepted too. Give exactly one of "parent" ({"page_id": …}) to start a page-level discussion, or "discussion_id" (on every comment from notes_comments_fetch) to reply in a thread. Returns the comment with its id and discussion_id.
+Alias: a plain "text" parameter for "comment": {"text": …}.
+Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "comment": {"rich_text": [{"type": "text", "text": {"content": "Looks good to me."}}]}}`,
   input: Type.Object(
     {
       parent: Type.Optional(
@@ -21,20 +22,18 @@ Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "commen
       discussion_id: Type.Optional(notionId('Reply in this discussion thread.')),
       comment: Type.Object(
         {
+          rich_text: Type.Optional(
+            richTextArray(
+              'The comment as Notion rich text objects, e.g. [{"type": "text", "text": {"content": "Hi"}}].',
+            ),
+          ),
           text: Type.Optional(
             Type.String({ minLength: 1, maxLength: 100_000, description: 'The comment as plain text.' }),
-          ),
-          rich_text: Type.Optional(
-            Type.Array(Type.Object({}, { additionalProperties: true }), {
-              minItems: 1,
-              maxItems: 100,
-              description: 'The comment as Notion rich text objects, e.g. [{"text": {"content": "Hi"}}].',
-            }),
           ),
         },
         {
           additionalProperties: false,
-          description: 'What the comment says: {"text": "…"} or {"rich_text": [...]}.',
+          description: 'What the comment says: {"rich_text": [...]} or {"text": "…"}.',
         },
       ),
     },
@@ -97,50 +96,40 @@ Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "page_size": 20}`,
   },
 });
 
-/** How many pages of comments notes_comment_retrieve reads before giving up. */
-const MAX_COMMENT_PAGES = 20;
-
 export const notesCommentRetrieve = defineTool({
   name: 'notes_comment_retrieve',
   provider: 'notion',
-  description: `Get one Notion comment by id, with the other comments of its discussion thread. Notion's API has no "get comment by id", so the gateway lists the comments of the page or block the comment is on ("block_id") and picks it; give the block_id the comment belongs to. Returns {comment, discussion: {id, comments}}.
-Example: {"comment_id": "2f1c0a6e-4b1d-4c55-9a59-0d1f6b1a2c3d", "block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}`,
+  description: `Get one Notion comment by its id ("comment_id", a hyphenated UUID, e.g. from notes_comments_fetch or notes_comment_create): its rich_text, author, timestamps, parent (the page or block it is on) and discussion_id (reply with notes_comment_create). Returns the comment.
+"block_id" (optional, accepted from earlier callers) names the page or block the comment should be on; a comment elsewhere is reported as not found.
+Example: {"comment_id": "2f1c0a6e-4b1d-4c55-9a59-0d1f6b1a2c3d"}`,
   input: Type.Object(
     {
       comment_id: notionId('The comment to get.', '2f1c0a6e-4b1d-4c55-9a59-0d1f6b1a2c3d'),
-      block_id: notionId('The page or block the comment is on.'),
+      block_id: Type.Optional(
+        notionId('Optional: the page or block the comment must be on (not needed to find it).'),
+      ),
     },
     { additionalProperties: false },
   ),
   annotations: { read_only: true, destructive: false, idempotent: true },
   async run(input, { client }) {
-    const commentId = normalizeId(input.comment_id);
-    const blockId = normalizeId(input.block_id);
-    const all: Array<{ id?: string; discussion_id?: string }> = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_COMMENT_PAGES; page++) {
-      const res = await client.request<{ results?: typeof all; next_cursor?: string | null }>({
-        method: 'GET',
-        path: '/v1/comments',
-        query: { block_id: blockId, page_size: 100, start_cursor: cursor },
-      });
-      all.push(...(res.data.results ?? []));
-      cursor = res.data.next_cursor ?? undefined;
-      if (!cursor) break;
+    const res = await client.request<{ parent?: { page_id?: string; block_id?: string } }>({
+      method: 'GET',
+      path: `/v1/comments/${idSegment(input.comment_id)}`,
+    });
+    if (input.block_id !== undefined) {
+      const blockId = normalizeId(input.block_id);
+      const on = res.data.parent?.page_id ?? res.data.parent?.block_id;
+      if (on !== blockId) {
+        throw new Problem(
+          'upstream_not_found',
+          `Comment ${normalizeId(input.comment_id)} is on ${on ?? 'another object'}, not on block ${blockId}. Omit "block_id" to get the comment wherever it is.`,
+          {
+            errors: [{ path: '/tool_input/block_id', message: 'is not the page or block the comment is on' }],
+          },
+        );
+      }
     }
-    const comment = all.find((c) => c.id === commentId);
-    if (!comment) {
-      throw new Problem(
-        'upstream_not_found',
-        `Notion has no open comment ${commentId} on block ${blockId} (${all.length} comments there). Check the comment id, or give the block_id of the page or block the comment is on; resolved comments are not returned by Notion.`,
-      );
-    }
-    return {
-      comment,
-      discussion: {
-        id: comment.discussion_id,
-        comments: all.filter((c) => c.discussion_id === comment.discussion_id),
-      },
-    };
+    return withoutRequestId(res.data);
   },
 });

@@ -1,10 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { BlockInputSchema, checkBlock } from './block-content.js';
+import { blockList, checkBlocks } from './block-content.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
-import { allNotionForm, databaseColumns, PropertyValuesSchema, toNotionProperties } from './properties.js';
-import { richText } from './rich-text.js';
+import {
+  allNotionForm,
+  type Column,
+  databaseColumns,
+  findColumn,
+  PropertyValuesSchema,
+  toNotionProperties,
+} from './properties.js';
+import { richText, richTextArray } from './rich-text.js';
 import {
   CoverSchema,
   createPage,
@@ -169,18 +176,24 @@ function toNotionSchema(properties: Record<string, unknown>): Record<string, unk
   );
 }
 
-const RejectedParent = Type.Unknown({
-  readOnly: true,
-  description:
-    "Computed by the gateway from database_id (the row's parent is its database); never supply it.",
-});
+/** The spec's rich_text title, or plain text (a wider type) that becomes one text run. */
+const DatabaseTitleSchema = Type.Union(
+  [
+    richTextArray('The title as a rich_text array: [{"type": "text", "text": {"content": "Bugs"}}].'),
+    Type.String({ minLength: 1, maxLength: 2000, description: 'The title as plain text.' }),
+  ],
+  {
+    description:
+      'The database title: a rich_text array [{"type": "text", "text": {"content": "Bugs"}}], or plain text.',
+  },
+);
 
 export const notesDatabaseCreate = defineTool({
   name: 'notes_database_create',
   provider: 'notion',
-  description: `Create a Notion database (a table) inside a page. The schema maps each column name to its type and configuration: {column: {type: config}} (or {column: "type"} for defaults). Rule: exactly one column of type "title" (the row name). Title and description are plain strings. Returns the database with its id and the columns' property ids.
-("parent_page_id": "…" is accepted for "parent": {"page_id": "…"}.)
-Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title": "Bugs", "properties": {"Name": {"title": {}}, "Severity": {"select": {"options": [{"name": "High", "color": "red"}, {"name": "Low"}]}}, "Reported": "date"}}`,
+  description: `Create a Notion database (a table) inside a page. "parent" is {"page_id": "…"}; "title" is a rich_text array ([{"type": "text", "text": {"content": "…"}}]; plain text is accepted too); "properties" is the schema (rule 7): {<column name>: {<type>: <config>}}, e.g. a title column {"title": {}} or a select {"select": {"options": [{"name": "High"}]}} ({column: "type"} for defaults). Rule: exactly one column of type "title" (the row name). Optional "description" (plain text), "icon" and "cover" (rule 8 shapes). Returns the database with its id and the columns' property ids.
+Alias: "parent_page_id": "…" for "parent": {"page_id": "…"}.
+Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title": [{"type": "text", "text": {"content": "Bugs"}}], "properties": {"Name": {"title": {}}, "Severity": {"select": {"options": [{"name": "High", "color": "red"}, {"name": "Low"}]}}, "Reported": {"date": {}}}}`,
   input: Type.Object(
     {
       parent: Type.Object(
@@ -190,11 +203,11 @@ Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title"
         },
         { additionalProperties: false, description: 'Where the database goes: {"page_id": "…"}.' },
       ),
-      title: Type.String({ minLength: 1, maxLength: 2000, description: 'The database title (plain text).' }),
+      title: DatabaseTitleSchema,
+      properties: SchemaShape,
       description: Type.Optional(
         Type.String({ maxLength: 2000, description: 'The database description (plain text).' }),
       ),
-      properties: SchemaShape,
       is_inline: Type.Optional(
         Type.Boolean({
           description: 'Show the database inline in the parent page (default false: a full-page database).',
@@ -214,7 +227,7 @@ Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title"
       path: '/v1/databases',
       json: {
         parent: { type: 'page_id', page_id: normalizeId(input.parent.page_id) },
-        title: richText(input.title),
+        title: typeof input.title === 'string' ? richText(input.title) : input.title,
         ...(input.description !== undefined ? { description: richText(input.description) } : {}),
         properties: toNotionSchema(input.properties),
         ...(input.is_inline !== undefined ? { is_inline: input.is_inline } : {}),
@@ -248,38 +261,26 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a"}`,
 export const notesDatabaseInsertRow = defineTool({
   name: 'notes_database_insert_row',
   provider: 'notion',
-  description: `Insert a row (a page) into a Notion database. "properties" maps column names to values: plain values are converted using the column types (the gateway reads the database schema), or give Notion's own value objects. Unknown select/multi-select options are added to the column. The row's parent ("_parent") is computed by the gateway from database_id; supplying "_parent" is refused. Optional content blocks, icon and cover. Returns the new row (a page) with its id.
-Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {"Name": "Fix login bug", "Priority": "High", "Estimate": 3, "Done": false, "Tags": ["Backend"], "Due": "2025-02-01"}}`,
+  description: `Insert a row (a page) into a Notion database ("database_id"). "properties" (rules 5 and 6): provider value shapes keyed by exact column name, the title column keyed "title", e.g. {"title": {"title": [{"text": {"content": "…"}}]}, "Priority": {"select": {"name": "High"}}, "Due": {"date": {"start": "2025-02-01"}}}; plain values ("High", 3, true) are converted by column type. Call notes_database_fetch first to see exact names. Unknown select options are added to the column. Optional "child_blocks" ({type, text, language?}), "icon" and "cover" (rule 8: {"type": "emoji", "emoji": "🐛"}, {"type": "external", "external": {"url": "…"}}). "_parent" is computed from database_id; never supply it. Returns the new row with its id.
+Alias: "blocks" for "child_blocks".
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {"title": {"title": [{"text": {"content": "Fix login bug"}}]}, "Priority": {"select": {"name": "High"}}, "Due": {"date": {"start": "2025-02-01"}}}}`,
   input: Type.Object(
     {
       database_id: notionId('The database to insert into.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
       properties: PropertyValuesSchema,
-      blocks: Type.Optional(
-        Type.Array(BlockInputSchema, {
-          minItems: 1,
-          maxItems: 100,
-          description: 'Content of the row page: blocks {type, text, language?} (1-100).',
-        }),
+      child_blocks: Type.Optional(
+        blockList(
+          'Content of the row page: blocks {type, text, language?} as notes_page_content_append takes them (1-100).',
+        ),
       ),
       icon: Type.Optional(IconSchema),
       cover: Type.Optional(CoverSchema),
-      _parent: Type.Optional(RejectedParent),
     },
     { additionalProperties: false },
   ),
+  aliases: { blocks: { to: 'child_blocks' } },
   annotations: { read_only: false, destructive: false, idempotent: false },
-  check(input) {
-    const errors: FieldError[] = [];
-    if (input._parent !== undefined) {
-      errors.push({
-        path: '/_parent',
-        message:
-          '"_parent" is computed by the gateway and must not be supplied (rule: a row\'s parent is the database named by "database_id"); remove it.',
-      });
-    }
-    errors.push(...(input.blocks ?? []).flatMap((block, i) => checkBlock(block, `/blocks/${i}`)));
-    return errors;
-  },
+  check: (input) => checkBlocks(input.child_blocks, 'child_blocks'),
   async run(input, { client }) {
     const databaseId = normalizeId(input.database_id);
     const properties = allNotionForm(input.properties)
@@ -289,66 +290,74 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {
   },
 });
 
+/** The columns named by property_id (ids or names, rule 6); an unknown one is reported as not found. */
+function wantedColumns(databaseId: string, columns: Column[], propertyId: string | string[]): Column[] {
+  const wanted = Array.isArray(propertyId) ? propertyId : [propertyId];
+  const found = wanted.map((key) => findColumn(columns, key));
+  const missing = wanted.flatMap((key, i) => (found[i] ? [] : [{ key, i }]));
+  if (missing.length) {
+    throw new Problem(
+      'upstream_not_found',
+      `Database ${databaseId} has no property ${missing.map((m) => `"${m.key}"`).join(', ')}. Its properties: ${columns.map((c) => `"${c.name}" (id "${c.id}")`).join(', ')}.`,
+      {
+        errors: missing.map((m) => ({
+          path: Array.isArray(propertyId) ? `/tool_input/property_id/${m.i}` : '/tool_input/property_id',
+          message: 'is not a property id or column name of this database',
+        })),
+      },
+    );
+  }
+  return found as Column[];
+}
+
 export const notesDatabasePropertyRetrieve = defineTool({
   name: 'notes_database_property_retrieve',
   provider: 'notion',
-  description: `Get the definition of one or more columns (properties) of a Notion database: id, name, type and configuration (e.g. the options of a select). "property_id" is a property id or column name, or an array of them. Returns {database_id, properties: [...]} in the order asked.
-Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "property_id": ["Status", "title"]}`,
+  description: `Read the rows of a Notion database ("database_id") limited to one property ("property_id": a property ID such as "title", or the exact column name; an array of them is accepted too). Without property_id the rows carry all their properties. Also returns the definition of each property asked for (id, name, type, configuration such as select options; all of them without property_id). Returns {database_id, properties: [definitions], results: [rows], has_more, next_page}. Paginated ("page_size" 1-100, "start_cursor"): when has_more is true, call again with next_page merged into the input.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "property_id": "title"}`,
   input: Type.Object(
     {
       database_id: notionId('The database.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
-      property_id: Type.Union(
-        [
-          Type.String({ minLength: 1, maxLength: 200 }),
-          Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }),
-        ],
-        { description: 'A property id or column name (e.g. "title", "Status"), or an array of them.' },
+      property_id: Type.Optional(
+        Type.Union(
+          [
+            Type.String({ minLength: 1, maxLength: 200 }),
+            Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100 }),
+          ],
+          {
+            description:
+              'The property whose values the rows carry: a property ID (e.g. "title") or the exact column name; or an array of them. Omit for all properties.',
+          },
+        ),
       ),
+      page_size: Type.Optional(PageSizeSchema),
+      start_cursor: Type.Optional(StartCursorSchema),
     },
     { additionalProperties: false },
   ),
   annotations: { read_only: true, destructive: false, idempotent: true },
   async run(input, { client }) {
     const databaseId = normalizeId(input.database_id);
-    const res = await client.request<{ properties?: Record<string, { id?: string; name?: string }> }>({
-      method: 'GET',
-      path: `/v1/databases/${encodeURIComponent(databaseId)}`,
+    const columns = await databaseColumns(client, databaseId);
+    const asked =
+      input.property_id === undefined ? undefined : wantedColumns(databaseId, columns, input.property_id);
+    // Notion's filter_properties limits each row to the properties with these ids.
+    const res = await client.request({
+      method: 'POST',
+      path: `/v1/databases/${encodeURIComponent(databaseId)}/query`,
+      query: { filter_properties: asked?.map((c) => c.id) },
+      json: {
+        ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
+        ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
+      },
     });
-    const columns = Object.entries(res.data.properties ?? {}).map(([name, p]) => ({
-      ...p,
-      name: p.name ?? name,
-    }));
-    const wanted = Array.isArray(input.property_id) ? input.property_id : [input.property_id];
-    const decode = (v: string) => {
-      try {
-        return decodeURIComponent(v);
-      } catch {
-        return v;
-      }
-    };
-    const found = wanted.map(
-      (key) =>
-        columns.find((c) => c.id === key || (c.id !== undefined && decode(c.id) === decode(key))) ??
-        columns.find((c) => c.name === key),
-    );
-    const missing = wanted.filter((_, i) => !found[i]);
-    if (missing.length) {
-      throw new Problem(
-        'upstream_not_found',
-        `Database ${databaseId} has no property ${missing.map((m) => `"${m}"`).join(', ')}. Its properties: ${columns.map((c) => `"${c.name}" (id "${c.id}")`).join(', ')}.`,
-        {
-          errors: missing.map((m) => ({
-            path: Array.isArray(input.property_id)
-              ? `/tool_input/property_id/${wanted.indexOf(m)}`
-              : '/tool_input/property_id',
-            message: 'is not a property id or column name of this database',
-          })),
-        },
-      );
-    }
-    return { database_id: databaseId, properties: found };
+    return { database_id: databaseId, properties: asked ?? columns, ...listResult(res.data) };
   },
 });
+
+/** Rule 3 of the specification (invalid condition 3), quoted in refusals. */
+const SORT_RULE =
+  'each sort item holds exactly one of property or timestamp (last_edited_time or created_time), plus direction';
 
 const SortItem = Type.Object(
   {
@@ -365,22 +374,19 @@ const SortItem = Type.Object(
         'Sort by when rows were created or last edited.',
       ),
     ),
-    direction: Type.Optional(
-      stringEnum(['ascending', 'descending'] as const, 'Sort direction (default ascending).'),
-    ),
+    direction: stringEnum(['ascending', 'descending'] as const, 'Sort direction.'),
   },
   {
     additionalProperties: false,
-    description:
-      'One sort: {"property": "Due", "direction": "ascending"} or {"timestamp": "created_time", "direction": "descending"}.',
+    description: `One sort (rule 3: ${SORT_RULE}): {"property": "Due", "direction": "ascending"} or {"timestamp": "created_time", "direction": "descending"}.`,
   },
 );
 
 export const notesDatabaseQuery = defineTool({
   name: 'notes_database_query',
   provider: 'notion',
-  description: `Query the rows of a Notion database, optionally filtered and sorted. "filter" is Notion's filter object (e.g. {"property": "Status", "status": {"equals": "Done"}}, or {"and": [...]}/{"or": [...]}). "sorts" is a list; rule: each sort has exactly one of "property" or "timestamp". Without sorts Notion returns newest rows first. Paginated: when has_more is true, call again with next_page merged into the input.
-Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "filter": {"property": "Done", "checkbox": {"equals": false}}, "sorts": [{"property": "Due", "direction": "ascending"}], "page_size": 25}`,
+  description: `Query the rows (pages) of a Notion database ("database_id"), optionally sorted and filtered. "sorts" is a list; rule 3: each sort item holds exactly one of "property" (column name) or "timestamp" ("last_edited_time" or "created_time"), plus "direction" ("ascending" or "descending"). "filter" is Notion's filter object (e.g. {"property": "Status", "status": {"equals": "Done"}}, or {"and": [...]}/{"or": [...]}). Without sorts Notion returns newest rows first. Paginated ("page_size" 1-100, "start_cursor"): when has_more is true, call again with next_page merged into the input.
+Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "sorts": [{"property": "Due", "direction": "ascending"}], "page_size": 25, "filter": {"property": "Done", "checkbox": {"equals": false}}}`,
   input: Type.Object(
     {
       database_id: notionId('The database to query.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
@@ -405,9 +411,10 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "filter": {"pro
   annotations: { read_only: true, destructive: false, idempotent: true },
   check: (input) =>
     (input.sorts ?? []).flatMap((sort, i) =>
-      exactlyOne(sort, 'property', 'timestamp', 'a sort orders rows by either a column or a timestamp').map(
-        (e) => ({ ...e, path: `/sorts/${i}${e.path === '/' ? '' : e.path}` }),
-      ),
+      exactlyOne(sort, 'property', 'timestamp', SORT_RULE).map((e) => ({
+        ...e,
+        path: `/sorts/${i}${e.path === '/' ? '' : e.path}`,
+      })),
     ),
   async run(input, { client }) {
     const res = await client.request({
@@ -419,7 +426,7 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "filter": {"pro
           ? {
               sorts: input.sorts.map((s) => ({
                 ...(s.property !== undefined ? { property: s.property } : { timestamp: s.timestamp }),
-                direction: s.direction ?? 'ascending',
+                direction: s.direction,
               })),
             }
           : {}),

@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
-import { BlockInputSchema, checkBlock } from './block-content.js';
+import { blockList, checkBlocks } from './block-content.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
 import {
   allNotionForm,
+  CHILD_PAGE_COLUMNS,
   columnsOf,
   databaseColumns,
+  type PropertyValues,
   PropertyValuesSchema,
   toNotionProperties,
 } from './properties.js';
@@ -16,100 +18,113 @@ import {
   createPage,
   exactlyOne,
   IconSchema,
+  NullableCoverSchema,
+  NullableIconSchema,
   toCover,
   toIcon,
   withoutRequestId,
 } from './shared.js';
 
-const TitleSchema = Type.String({ maxLength: 2000, description: 'The page title (plain text).' });
+/** Rule 4 of the specification (invalid conditions 1 and 2), quoted in refusals. */
+const ONE_PARENT_RULE = 'notes_page_create takes database_id or parent_page_id, never both';
+const ROW_PROPERTIES_RULE = 'when database_id is given, properties is required';
+
+const TitleSchema = Type.String({
+  maxLength: 2000,
+  description: 'Shortcut for a child page\'s title (plain text): the same as "properties": {"title": "…"}.',
+});
+
+/** Rule 4's rules, and the convenience "title" given once and only for a child page. */
+function checkPageCreate(input: {
+  database_id?: string;
+  parent_page_id?: string;
+  properties?: PropertyValues;
+  title?: string;
+}): FieldError[] {
+  const errors = exactlyOne(input, 'database_id', 'parent_page_id', ONE_PARENT_RULE);
+  if (input.database_id !== undefined && input.properties === undefined) {
+    errors.push({
+      path: '/properties',
+      message: `"properties" is required with "database_id" (rule: ${ROW_PROPERTIES_RULE}).`,
+    });
+  }
+  if (input.database_id !== undefined && input.title !== undefined) {
+    errors.push({
+      path: '/title',
+      message:
+        '"title" is only for child pages (rule: a database row\'s title is its title column, keyed "title" in "properties"); put it in "properties" instead.',
+    });
+  }
+  if (
+    input.parent_page_id !== undefined &&
+    input.title !== undefined &&
+    input.properties?.title !== undefined
+  ) {
+    errors.push({
+      path: '/title',
+      message: 'gives the page title a second time beside "properties.title"; give it once.',
+    });
+  }
+  return errors;
+}
+
+/**
+ * A child page's properties: its title, from "properties.title" or the "title" shortcut (plain text
+ * converted). Other keys are sent as given: a child page has only a title, and Notion refuses them.
+ */
+function childPageProperties(input: {
+  properties?: PropertyValues;
+  title?: string;
+}): Record<string, unknown> {
+  const { title, ...others } = input.properties ?? {};
+  const given = title ?? input.title;
+  return {
+    ...others,
+    ...(given !== undefined ? toNotionProperties({ title: given }, CHILD_PAGE_COLUMNS) : {}),
+  };
+}
 
 export const notesPageCreate = defineTool({
   name: 'notes_page_create',
   provider: 'notion',
-  description: `Create a Notion page: either a row in a database ("database_id" with "properties", column values keyed by column name; plain values are converted by column type) or a child page under another page ("parent_page_id" with "title"). Rules: exactly one of "database_id" or "parent_page_id"; "properties" is required with "database_id" and not allowed with "parent_page_id" (a child page has only a title, so use "title"); "title" is only for child pages (a row's title is its title column); "_parent" is computed by the gateway and refused. Optional content "blocks" ({type, text, language?}), "icon" (an emoji or an image URL) and "cover" (an image URL). Returns the page with its id and url.
-Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "title": "Meeting 2025-02-03", "icon": "📝", "blocks": [{"type": "heading_2", "text": "Agenda"}, {"type": "bulleted_list_item", "text": "Budget"}]}`,
+  description: `Create a Notion page: a database row ("database_id" + "properties") or a child page ("parent_page_id"; "properties" optional). Rule 4: exactly one of "database_id" or "parent_page_id"; "properties" is required with "database_id". Values take provider shapes keyed by exact column name, the title column keyed "title": {"title": {"title": [{"text": {"content": "…"}}]}}; plain values are converted by column type. A child page has only a title ("title" is a plain-text shortcut for it). Optional "child_blocks" ({type, text, language?}), "icon" ({"type": "emoji", "emoji": "📝"} or {"type": "external", "external": {"url": "…"}}) and "cover" (external only). "_parent" is computed; never supply it. Returns the page (id, url).
+Alias: "blocks" for "child_blocks".
+Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "properties": {"title": {"title": [{"text": {"content": "Meeting"}}]}}, "icon": {"type": "emoji", "emoji": "📝"}, "child_blocks": [{"type": "heading_2", "text": "Agenda"}]}`,
   input: Type.Object(
     {
       database_id: Type.Optional(
-        notionId('Create the page as a row of this database.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+        notionId(
+          'Create the page as a row of this database (rule 4).',
+          '39fbdf12-08c0-4b0b-95e8-06be30a24a4a',
+        ),
       ),
-      parent_page_id: Type.Optional(notionId('Create the page under this page.')),
-      title: Type.Optional(TitleSchema),
+      parent_page_id: Type.Optional(notionId('Create the page under this page (rule 4).')),
       properties: Type.Optional(PropertyValuesSchema),
-      blocks: Type.Optional(
-        Type.Array(BlockInputSchema, {
-          minItems: 1,
-          maxItems: 100,
-          description: 'Content of the new page: blocks {type, text, language?} (1-100).',
-        }),
+      child_blocks: Type.Optional(
+        blockList(
+          'Content of the new page: blocks {type, text, language?} as notes_page_content_append takes them (1-100).',
+        ),
       ),
       icon: Type.Optional(IconSchema),
       cover: Type.Optional(CoverSchema),
-      _parent: Type.Optional(
-        Type.Unknown({
-          readOnly: true,
-          description: 'Computed by the gateway from database_id or parent_page_id; never supply it.',
-        }),
-      ),
+      title: Type.Optional(TitleSchema),
     },
     { additionalProperties: false },
   ),
+  aliases: { blocks: { to: 'child_blocks' } },
   annotations: { read_only: false, destructive: false, idempotent: false },
-  check(input) {
-    const errors: FieldError[] = [
-      ...exactlyOne(
-        input,
-        'database_id',
-        'parent_page_id',
-        'a page is created either in a database or under a page',
-      ),
-    ];
-    if (input._parent !== undefined) {
-      errors.push({
-        path: '/_parent',
-        message:
-          '"_parent" is computed by the gateway and must not be supplied (rule: the parent is given by "database_id" or "parent_page_id"); remove it.',
-      });
-    }
-    if (input.database_id !== undefined && input.properties === undefined) {
-      errors.push({
-        path: '/properties',
-        message:
-          '"properties" is required with "database_id" (rule: a database row is created with its column values).',
-      });
-    }
-    if (input.database_id !== undefined && input.title !== undefined) {
-      errors.push({
-        path: '/title',
-        message:
-          '"title" is only for child pages (rule: a database row\'s title is its title column); put it in "properties" instead.',
-      });
-    }
-    if (input.parent_page_id !== undefined && input.properties !== undefined) {
-      errors.push({
-        path: '/properties',
-        message:
-          '"properties" is only for database rows (rule: a page under a page has only a title); use "title".',
-      });
-    }
-    errors.push(...(input.blocks ?? []).flatMap((block, i) => checkBlock(block, `/blocks/${i}`)));
-    return errors;
-  },
+  check: (input) => [...checkPageCreate(input), ...checkBlocks(input.child_blocks, 'child_blocks')],
   async run(input, { client }) {
-    let parent: Record<string, unknown>;
-    let properties: Record<string, unknown>;
-    if (input.database_id !== undefined) {
-      const databaseId = normalizeId(input.database_id);
-      parent = { type: 'database_id', database_id: databaseId };
-      const values = input.properties ?? {};
-      properties = allNotionForm(values)
-        ? values
-        : toNotionProperties(values, await databaseColumns(client, databaseId));
-    } else {
-      parent = { type: 'page_id', page_id: normalizeId(input.parent_page_id!) };
-      properties = input.title !== undefined ? { title: { title: richText(input.title) } } : {};
+    if (input.database_id === undefined) {
+      const parent = { type: 'page_id', page_id: normalizeId(input.parent_page_id!) };
+      return createPage(client, parent, childPageProperties(input), input);
     }
-    return createPage(client, parent, properties, input);
+    const databaseId = normalizeId(input.database_id);
+    const values = input.properties ?? {};
+    const properties = allNotionForm(values)
+      ? values
+      : toNotionProperties(values, await databaseColumns(client, databaseId));
+    return createPage(client, { type: 'database_id', database_id: databaseId }, properties, input);
   },
 });
 
@@ -145,26 +160,26 @@ Example: {"page_id": "https://www.notion.so/Analytical-Engine-Notes-9adbce3c958d
 export const notesPageUpdate = defineTool({
   name: 'notes_page_update',
   provider: 'notion',
-  description: `Update a Notion page or database row: change column values ("properties": only the columns given change; plain values are converted by column type), its "title", "icon" (an emoji or image URL; null removes it), "cover" (an image URL; null removes it), or archive it ("archived": true moves it to the trash with its content) and restore it ("archived": false). Rule: give at least one change. Returns the updated page.
-Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "properties": {"Status": "Done", "Estimate": 5}, "icon": "✅"}`,
+  description: `Update a Notion page or database row ("page_id"): archive it ("archived": true moves it to the trash with its content; false restores it), change column values ("properties": only the columns given change; provider value shapes keyed by exact column name, the title column keyed "title"; plain values are converted by column type), "icon" ({"type": "emoji", "emoji": "✅"} or {"type": "external", "external": {"url": "…"}}; null removes it) or "cover" ({"type": "external", "external": {"url": "…"}}; null removes it). An emoji or image URL string is accepted for icon and cover too; "title" (plain text) is a shortcut for the title. Rule: give at least one change. Returns the updated page.
+Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "properties": {"Status": {"status": {"name": "Done"}}, "Estimate": {"number": 5}}, "icon": {"type": "emoji", "emoji": "✅"}}`,
   input: Type.Object(
     {
       page_id: notionId('The page to update.'),
-      title: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 2000, description: 'New title (plain text).' }),
-      ),
-      properties: Type.Optional(PropertyValuesSchema),
-      icon: Type.Optional(Type.Union([IconSchema, Type.Null()], { description: IconSchema.description })),
-      cover: Type.Optional(Type.Union([CoverSchema, Type.Null()], { description: CoverSchema.description })),
       archived: Type.Optional(
         Type.Boolean({ description: 'true archives (trashes) the page; false restores it from the trash.' }),
+      ),
+      properties: Type.Optional(PropertyValuesSchema),
+      icon: Type.Optional(NullableIconSchema),
+      cover: Type.Optional(NullableCoverSchema),
+      title: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 2000, description: 'Shortcut: the new title (plain text).' }),
       ),
     },
     { additionalProperties: false },
   ),
   annotations: { read_only: false, destructive: true, idempotent: true },
   check(input) {
-    const changes = ['title', 'properties', 'icon', 'cover', 'archived'].filter(
+    const changes = ['archived', 'properties', 'icon', 'cover', 'title'].filter(
       (k) => (input as Record<string, unknown>)[k] !== undefined,
     );
     return changes.length
@@ -173,7 +188,7 @@ Example: {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "properties": {"Sta
           {
             path: '/',
             message:
-              'Provide at least one of "title", "properties", "icon", "cover" or "archived" (rule: an update must change something).',
+              'Provide at least one of "archived", "properties", "icon", "cover" or "title" (rule: an update must change something).',
           },
         ];
   },

@@ -23,7 +23,7 @@ export const PropertyValuesSchema = Type.Record(
   {
     minProperties: 1,
     description:
-      'Column values keyed by column name (or property id). Plain values are converted by column type: title/rich_text/url/email/phone_number/select/status take a string, number a number, checkbox a boolean, multi_select an array of option names, date an ISO date string ("2025-01-31" or "2025-01-31T10:00:00Z"), people/relation an array of ids, files an array of URLs; null clears. Notion\'s own value objects (e.g. {"select": {"name": "High"}}) are also accepted.',
+      'Property values (rules 5 and 6) keyed by the exact, case-sensitive column name or property ID; the title column is always keyed "title". Provider value shapes: {"title": [{"text": {"content": "…"}}]}, {"select": {"name": "High"}}, {"date": {"start": "2025-01-31"}}, etc. Plain values are accepted too and converted by column type: title/rich_text/url/email/phone_number/select/status take a string, number a number, checkbox a boolean, multi_select an array of option names, date an ISO date string, people/relation an array of ids, files an array of URLs; null clears.',
   },
 );
 export type PropertyValues = Static<typeof PropertyValuesSchema>;
@@ -119,16 +119,13 @@ function convertValue(type: string, value: unknown): { value: unknown } | { erro
  */
 export function toNotionProperties(
   values: PropertyValues,
-  columns: Array<{ id: string; name: string; type: string }>,
+  columns: Column[],
   path = '/tool_input/properties',
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(values)) {
-    const column =
-      columns.find((c) => c.name === key) ??
-      columns.find((c) => c.id === key || safeDecode(c.id) === key) ??
-      (key === 'title' ? columns.find((c) => c.type === 'title') : undefined);
+    const column = findColumn(columns, key);
     const at = `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     if (!column) {
       errors.push({
@@ -159,17 +156,44 @@ function safeDecode(value: string): string {
   }
 }
 
-/** The columns (`id`, `name`, `type`) of a Notion database or page `properties` object. */
-export function columnsOf(properties: unknown): Array<{ id: string; name: string; type: string }> {
+/** One column of a database (or property of a page): Notion's definition with its name. */
+export interface Column {
+  id: string;
+  name: string;
+  type: string;
+  [field: string]: unknown;
+}
+
+/** The columns of a Notion database or page `properties` object, keyed by their display name. */
+export function columnsOf(properties: unknown): Column[] {
   return Object.entries(isRecord(properties) ? properties : {}).map(([name, p]) => ({
+    ...(isRecord(p) ? p : {}),
     id: String((p as { id?: unknown }).id ?? name),
     name,
     type: String((p as { type?: unknown }).type ?? ''),
   }));
 }
 
+/**
+ * The column a key names (rule 6): "title" is always the title-type column; any other key is the
+ * exact, case-sensitive column name or the property ID (as Notion returns it or percent-decoded).
+ */
+export function findColumn<C extends Column>(columns: C[], key: string): C | undefined {
+  if (key === 'title') {
+    const title = columns.find((c) => c.type === 'title');
+    if (title) return title;
+  }
+  return (
+    columns.find((c) => c.name === key) ??
+    columns.find((c) => c.id === key || safeDecode(c.id) === safeDecode(key))
+  );
+}
+
+/** The title a page under a page has, standing in for a database schema. */
+export const CHILD_PAGE_COLUMNS: Column[] = [{ id: 'title', name: 'title', type: 'title' }];
+
 /** The database's columns, fetched from Notion. */
-export async function databaseColumns(client: ProviderClient, databaseId: string) {
+export async function databaseColumns(client: ProviderClient, databaseId: string): Promise<Column[]> {
   const res = await client.request<{ properties?: unknown }>({
     method: 'GET',
     path: `/v1/databases/${encodeURIComponent(databaseId)}`,

@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
 import { plainText } from './rich-text.js';
-import { listResult, PageSizeSchema, StartCursorSchema, stringEnum } from './shared.js';
+import {
+  listResult,
+  PageSizeNumberSchema,
+  PageSizeSchema,
+  StartCursorSchema,
+  stringEnum,
+  wholePageSize,
+} from './shared.js';
 
 interface NotionObject {
   object?: string;
@@ -82,11 +89,11 @@ Example: {"query": "roadmap", "object": "page", "page_size": 10}`,
 export const notesUserList = defineTool({
   name: 'notes_user_list',
   provider: 'notion',
-  description: `List the users of the Notion workspace: people (with email when shared) and bots (integrations). Use the ids for "people" columns and mentions. Paginated: when has_more is true, call again with next_page merged into the input.
+  description: `List the users of the Notion workspace: people (with email when shared) and bots (integrations). Use the ids for "people" columns and mentions. "page_size" is at most 100 (a fraction is rounded down). Paginated: when has_more is true, call again with next_page merged into the input.
 Example: {"page_size": 50}`,
   input: Type.Object(
     {
-      page_size: Type.Optional(PageSizeSchema),
+      page_size: Type.Optional(PageSizeNumberSchema),
       start_cursor: Type.Optional(StartCursorSchema),
     },
     { additionalProperties: false },
@@ -96,7 +103,7 @@ Example: {"page_size": 50}`,
     const res = await client.request({
       method: 'GET',
       path: '/v1/users',
-      query: { page_size: input.page_size, start_cursor: input.start_cursor },
+      query: { page_size: wholePageSize(input.page_size), start_cursor: input.start_cursor },
     });
     return listResult(res.data);
   },

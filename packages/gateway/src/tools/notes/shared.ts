@@ -1,31 +1,77 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { ProviderClient } from '../../accounts/provider-client.js';
 import type { FieldError } from '../../errors/problem.js';
 import { paged } from '../pagination.js';
 import { stringEnum } from '../schema.js';
 import { type BlockInput, toNotionBlock } from './block-content.js';
 
-export const IconSchema = Type.String({
+function imageUrl(description: string) {
+  return Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description });
+}
+
+/** Rule 8's external file, the one shape a cover takes and one an icon takes. */
+const ExternalImage = Type.Object(
+  {
+    type: Type.Literal('external', { description: 'Always "external".' }),
+    external: Type.Object(
+      { url: imageUrl('The http(s) URL of the image.') },
+      { additionalProperties: false, description: 'Where the image is: {"url": "https://…"}.' },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'An external image: {"type": "external", "external": {"url": "https://…"}}.',
+  },
+);
+
+const EmojiIcon = Type.Object(
+  {
+    type: Type.Literal('emoji', { description: 'Always "emoji".' }),
+    emoji: Type.String({ minLength: 1, maxLength: 64, description: 'One emoji, e.g. "🚀".' }),
+  },
+  { additionalProperties: false, description: 'An emoji icon: {"type": "emoji", "emoji": "🚀"}.' },
+);
+
+/** Portico's earlier shorthand, kept as a wider type: an emoji, or an image URL. */
+const IconShorthand = Type.String({
   minLength: 1,
   maxLength: 2048,
-  description: 'Page icon: an emoji ("🚀") or the https URL of an image.',
+  description: 'Shorthand: an emoji ("🚀") or the http(s) URL of an image.',
 });
-export const CoverSchema = Type.String({
-  format: 'uri',
-  pattern: '^https?://',
-  maxLength: 2048,
-  description: 'Cover image: the http(s) URL of an external image.',
+const CoverShorthand = imageUrl('Shorthand: the http(s) URL of an external image.');
+
+const ICON_DESCRIPTION =
+  'Page icon (rule 8): {"type": "emoji", "emoji": "🚀"} or {"type": "external", "external": {"url": "https://…"}}; an emoji or an image URL as a plain string is accepted too.';
+const COVER_DESCRIPTION =
+  'Cover image (rule 8): {"type": "external", "external": {"url": "https://…"}}; the image URL as a plain string is accepted too.';
+
+/** Rule 8's icon shapes first, then the string shorthand (a wider type). */
+export const IconSchema = Type.Union([EmojiIcon, ExternalImage, IconShorthand], {
+  description: ICON_DESCRIPTION,
+});
+export const CoverSchema = Type.Union([ExternalImage, CoverShorthand], { description: COVER_DESCRIPTION });
+/** On update, null removes the icon or cover. */
+export const NullableIconSchema = Type.Union([EmojiIcon, ExternalImage, IconShorthand, Type.Null()], {
+  description: `${ICON_DESCRIPTION} null removes it.`,
+});
+export const NullableCoverSchema = Type.Union([ExternalImage, CoverShorthand, Type.Null()], {
+  description: `${COVER_DESCRIPTION} null removes it.`,
 });
 
-export function toIcon(value: string | null): Record<string, unknown> | null {
-  if (value === null) return null;
+export type IconInput = Static<typeof NullableIconSchema>;
+export type CoverInput = Static<typeof NullableCoverSchema>;
+
+/** An icon as Notion takes it: rule 8's objects as given, the shorthand converted. */
+export function toIcon(value: IconInput): Record<string, unknown> | null {
+  if (value === null || typeof value === 'object') return value;
   return /^https?:\/\//i.test(value)
     ? { type: 'external', external: { url: value } }
     : { type: 'emoji', emoji: value };
 }
 
-export function toCover(value: string | null): Record<string, unknown> | null {
-  return value === null ? null : { type: 'external', external: { url: value } };
+export function toCover(value: CoverInput): Record<string, unknown> | null {
+  if (value === null || typeof value === 'object') return value;
+  return { type: 'external', external: { url: value } };
 }
 
 /** POST /v1/pages: a page (or database row) with its properties, optional content, icon and cover. */
@@ -33,7 +79,7 @@ export async function createPage(
   client: ProviderClient,
   parent: Record<string, unknown>,
   properties: Record<string, unknown>,
-  input: { blocks?: BlockInput[]; icon?: string | null; cover?: string | null },
+  input: { child_blocks?: BlockInput[]; icon?: IconInput; cover?: CoverInput },
 ): Promise<Record<string, unknown>> {
   const res = await client.request({
     method: 'POST',
@@ -41,7 +87,7 @@ export async function createPage(
     json: {
       parent,
       properties,
-      ...(input.blocks ? { children: input.blocks.map(toNotionBlock) } : {}),
+      ...(input.child_blocks ? { children: input.child_blocks.map(toNotionBlock) } : {}),
       ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
       ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
     },
@@ -54,6 +100,21 @@ export const PageSizeSchema = Type.Integer({
   maximum: 100,
   description: 'How many results to return (1-100; Notion default 100).',
 });
+/**
+ * The specification types page_size of notes_page_content_get and notes_user_list as a number of
+ * at most 100: a fraction is accepted and rounded down (`wholePageSize`), below 1 is refused.
+ */
+export const PageSizeNumberSchema = Type.Number({
+  minimum: 1,
+  maximum: 100,
+  description: 'How many results to return, 1-100 (a fraction is rounded down; Notion default 100).',
+});
+
+/** Notion takes whole page sizes only. */
+export function wholePageSize(pageSize: number | undefined): number | undefined {
+  return pageSize === undefined ? undefined : Math.floor(pageSize);
+}
+
 export const StartCursorSchema = Type.String({
   minLength: 1,
   maxLength: 1000,

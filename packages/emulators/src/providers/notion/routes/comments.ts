@@ -8,7 +8,7 @@ import { listBody, paginate, parsePageSize } from '../pagination.js';
 import { renderComment } from '../render.js';
 import { isRecord, parseRichText } from '../rich-text.js';
 import { BOT_NAME } from '../users.js';
-import { findBlockLike, mentionResolver } from '../workspace.js';
+import { findBlockLike, mentionResolver, pathId } from '../workspace.js';
 
 function createComment(call: NotionCall): Record<string, unknown> {
   const { ws, body, botId, now } = call;
@@ -73,6 +73,14 @@ function listComments(call: NotionCall): Record<string, unknown> {
   return listBody({ items: page.items.map(renderComment), nextCursor: page.nextCursor }, 'comment');
 }
 
+/** `GET /v1/comments/{comment_id}`: one comment by its id alone, whatever page or block it is on. */
+function retrieveComment(call: NotionCall): Record<string, unknown> {
+  const id = pathId(call.params.comment_id, 'comment_id');
+  const comment = call.ws.comments.find((c) => c.id === id);
+  if (!comment) throw notFound('comment', id);
+  return renderComment(comment);
+}
+
 export function registerCommentRoutes(
   app: FastifyInstance,
   ctx: ProviderContext,
@@ -80,4 +88,5 @@ export function registerCommentRoutes(
 ): void {
   app.post('/v1/comments', notionRoute(ctx, getState, createComment));
   app.get('/v1/comments', notionRoute(ctx, getState, listComments));
+  app.get('/v1/comments/:comment_id', notionRoute(ctx, getState, retrieveComment));
 }

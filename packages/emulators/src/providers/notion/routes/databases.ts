@@ -7,7 +7,7 @@ import type { DatabaseRecord, NotionState, PropertySchema } from '../model.js';
 import { listBody, paginate, parsePageSize } from '../pagination.js';
 import { parseSchemaProperty } from '../properties.js';
 import { buildFilter, buildSorts } from '../query.js';
-import { renderDatabase, renderPage } from '../render.js';
+import { filterPropertyIds, renderDatabase, renderPage } from '../render.js';
 import { isRecord, parseRichText } from '../rich-text.js';
 import {
   assertEditable,
@@ -139,8 +139,8 @@ function queryDatabase(call: NotionCall): Record<string, unknown> {
     .filter((p) => p.inTrash === includeTrashed)
     .filter(matches)
     .sort(order);
-  const rawFilter = query.filter_properties;
-  const filterIds = rawFilter === undefined ? undefined : Array.isArray(rawFilter) ? rawFilter : [rawFilter];
+  // Notion takes filter_properties in the query string of this POST, as on GET /v1/pages/{id}.
+  const filterIds = filterPropertyIds(query.filter_properties);
   const page = paginate(rows, (p) => p.id, body.start_cursor, pageSize);
   return listBody(
     { items: page.items.map((p) => renderPage(ws, p, filterIds)), nextCursor: page.nextCursor },

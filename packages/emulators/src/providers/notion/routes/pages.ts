@@ -16,7 +16,7 @@ import type {
 } from '../model.js';
 import { listBody, paginate, parsePageSize } from '../pagination.js';
 import { emptyValue, parsePropertyValue, renderValue } from '../properties.js';
-import { renderPage } from '../render.js';
+import { filterPropertyIds, renderPage } from '../render.js';
 import { isRecord, type RichText } from '../rich-text.js';
 import {
   assertEditable,
@@ -154,11 +154,6 @@ function createPage(call: NotionCall): Record<string, unknown> {
   }
   if (children.length > 0) insertBlocks(ws, page.id, children, 0, botId, now);
   return renderPage(ws, page);
-}
-
-function filterPropertyIds(raw: string | string[] | undefined): string[] | undefined {
-  if (raw === undefined) return undefined;
-  return (Array.isArray(raw) ? raw : [raw]).map((id) => decodeURIComponent(id));
 }
 
 function updatePage(call: NotionCall): Record<string, unknown> {
