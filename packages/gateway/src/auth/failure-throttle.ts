@@ -1,8 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /**
- * Slows down guessing at POST /oauth/token: after `limit` failed attempts within `windowMs` for one
- * key (a client id, a caller's address), further attempts for that key are refused until the
- * window has passed. Successes clear a key. Counts live in this process: each replica throttles on
- * its own, which bounds guessing to (replicas × limit) per window.
+ * Counts failed attempts per key (a client id, a caller's address, the pair of both) within a
+ * window: after `limit` failures the key is throttled until the window has passed. Callers consult
+ * it only once an attempt has proved wrong, so a throttled key never keeps out the one who knows
+ * the secret (a guesser must not be able to lock the owner out). Counts live in this process: each
+ * replica throttles on its own.
  */
 export class FailureThrottle {
   private readonly failures = new Map<string, { count: number; resetAt: number }>();
@@ -14,7 +17,7 @@ export class FailureThrottle {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Milliseconds until `key` may try again, or 0 when it may try now. */
+  /** Milliseconds until `key` is no longer throttled, or 0 when it is not. */
   retryAfterMs(key: string): number {
     const entry = this.failures.get(key);
     if (!entry) return 0;
@@ -42,4 +45,23 @@ export class FailureThrottle {
   succeed(key: string): void {
     this.failures.delete(key);
   }
+}
+
+/**
+ * How long a wrong answer is held back once its key is throttled. Only wrong answers wait, so the
+ * right secret is never slowed; a guesser gets its verdicts no faster than one a second per
+ * connection.
+ */
+export const WRONG_ANSWER_DELAY_MS = 1000;
+
+export function holdBackWrongAnswer(): Promise<void> {
+  return sleep(WRONG_ANSWER_DELAY_MS);
+}
+
+/**
+ * A key made of text the caller chose (a client id, a username): cut short, so a flood of huge
+ * values cannot fill memory. Real ids and usernames are far shorter, so none of them share a key.
+ */
+export function throttleKey(...parts: string[]): string {
+  return parts.map((p) => p.slice(0, 128)).join('\n');
 }

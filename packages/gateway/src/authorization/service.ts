@@ -275,20 +275,21 @@ export class AuthorizationService {
       throw new FlowError('account_not_found', 'Authorization failed', 'The account no longer exists.', 404);
     const connection = await this.deps.connections.getById(connectionId);
     const provider = getProvider(connection.provider);
-    const finish = (outcome: {
+    const finish = async (outcome: {
       status: 'success' | 'error';
       error?: string;
       message: string;
       title: string;
-    }): CallbackOutcome => {
-      if (request.redirect_url) {
-        const url = new URL(request.redirect_url);
-        url.searchParams.set('status', outcome.status);
-        url.searchParams.set('connected_account_id', account.id);
-        if (outcome.error) url.searchParams.set('error', outcome.error);
-        if (request.caller_state !== null) url.searchParams.set('state', request.caller_state);
-        return { kind: 'redirect', url: url.toString() };
-      }
+    }): Promise<CallbackOutcome> => {
+      const url =
+        request.redirect_url &&
+        (await this.redirectTo(account.environment_id, account.id, request.redirect_url, {
+          status: outcome.status,
+          connected_account_id: account.id,
+          error: outcome.error,
+          state: request.caller_state,
+        }));
+      if (url) return { kind: 'redirect', url };
       return {
         kind: 'page',
         outcome: outcome.status,
@@ -379,7 +380,23 @@ export class AuthorizationService {
     const expiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
     const scopes = tokens.scopes ?? requestedScopes(provider, connection.scopes);
     if (request.user_verify_url) {
-      return this.awaitVerification(request, account.id, {
+      const verifyUrl = await this.redirectTo(account.environment_id, account.id, request.user_verify_url, {
+        auth_request_id: request.id,
+        connected_account_id: account.id,
+        state: request.caller_state,
+      });
+      if (!verifyUrl) {
+        const message =
+          'The application’s page for verifying you is not a place this environment allows any more, so nothing was connected. Ask the application for a new authorization link.';
+        await failed('user_verify_url_not_allowed', message);
+        return finish({
+          status: 'error',
+          error: 'user_verify_url_not_allowed',
+          title: 'Authorization failed',
+          message,
+        });
+      }
+      return this.awaitVerification(request, account.id, verifyUrl, {
         accessToken: tokens.accessToken,
         ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
         expiresAt: expiresAt?.toISOString() ?? null,
@@ -426,6 +443,7 @@ export class AuthorizationService {
   private async awaitVerification(
     request: AuthorizationRequestRow,
     accountId: string,
+    verifyUrl: string,
     tokens: HeldTokens,
   ): Promise<CallbackOutcome> {
     const sealed = this.deps.keyring.seal(JSON.stringify(tokens), {
@@ -442,11 +460,7 @@ export class AuthorizationService {
       { account_id: accountId, auth_request_id: request.id },
       'awaiting user verification',
     );
-    const url = new URL(request.user_verify_url!);
-    url.searchParams.set('auth_request_id', request.id);
-    url.searchParams.set('connected_account_id', accountId);
-    if (request.caller_state !== null) url.searchParams.set('state', request.caller_state);
-    return { kind: 'redirect', url: url.toString() };
+    return { kind: 'redirect', url: verifyUrl };
   }
 
   /**
@@ -537,15 +551,41 @@ export class AuthorizationService {
     }
     await this.deps.accountTokens.invalidate(outcome.view.id);
     this.deps.logger.info({ account_id: outcome.view.id }, 'account authorized after user verification');
-    let redirectUrl: string | null = null;
-    if (outcome.request.redirect_url) {
-      const url = new URL(outcome.request.redirect_url);
-      url.searchParams.set('status', 'success');
-      url.searchParams.set('connected_account_id', outcome.view.id);
-      if (outcome.request.caller_state !== null) url.searchParams.set('state', outcome.request.caller_state);
-      redirectUrl = url.toString();
+    const redirectUrl =
+      outcome.request.redirect_url &&
+      (await this.redirectTo(environmentId, outcome.view.id, outcome.request.redirect_url, {
+        status: 'success',
+        connected_account_id: outcome.view.id,
+        state: outcome.request.caller_state,
+      }));
+    return { connected_account: outcome.view, redirect_url: redirectUrl || null };
+  }
+
+  /**
+   * `target` with the outcome in its query, when the environment still allows it; undefined when it
+   * does not (its allow-list was tightened after the link was made, or the link predates the check
+   * of URLs) or anything else goes wrong. The caller then shows the result page (or answers
+   * redirect_url null): the account's state is settled by then, so it must never become a 500.
+   */
+  private async redirectTo(
+    environmentId: string,
+    accountId: string,
+    target: string,
+    params: Record<string, string | null | undefined>,
+  ): Promise<string | undefined> {
+    try {
+      if (!(await this.redirects.permits(environmentId, target))) {
+        this.deps.logger.warn({ account_id: accountId }, 'link redirect no longer allowed; not redirecting');
+        return undefined;
+      }
+      const url = new URL(target);
+      for (const [name, value] of Object.entries(params))
+        if (value !== null && value !== undefined) url.searchParams.set(name, value);
+      return url.toString();
+    } catch (error) {
+      this.deps.logger.warn({ account_id: accountId, err: error }, 'link redirect failed; not redirecting');
+      return undefined;
     }
-    return { connected_account: outcome.view, redirect_url: redirectUrl };
   }
 
   /** Wipes held token sets whose verification window has passed; how many. */

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { FailureThrottle } from '../auth/failure-throttle.js';
+import { FailureThrottle, holdBackWrongAnswer } from '../auth/failure-throttle.js';
 import { Problem } from '../errors/problem.js';
 import {
+  type AdminRow,
   countAdmins,
   deleteAdminSession,
   deleteSessionsOf,
@@ -19,8 +20,11 @@ import { generatePassword, hashPassword, unusableHash, verifyPassword } from './
 
 /** How long a dashboard session lasts from sign-in. */
 export const SESSION_TTL_SECONDS = 12 * 60 * 60;
-/** Failed sign-ins an account may have before each further one locks it, for longer every time. */
-const FREE_ATTEMPTS = 5;
+/**
+ * Wrong passwords in a row that lock an account: for 30 s at first, twice as long with each further
+ * failure. A lock (like the address throttle) only changes how wrong passwords are answered.
+ */
+const LOCK_AFTER = 5;
 const FIRST_LOCK_SECONDS = 30;
 const MAX_LOCK_SECONDS = 15 * 60;
 const FIRST_ADMIN_LOCK = 7_406_233;
@@ -96,27 +100,16 @@ export class AdminService {
     return { username, password: next };
   }
 
-  /** Checks a password and opens a session; wrong passwords count towards a lockout. */
+  /**
+   * Checks a password and opens a session; wrong passwords count towards a lockout. The password is
+   * checked even while the account or the address is locked, and the right one always signs in: a
+   * lock that refused it would let anybody who knows a username keep the operator out.
+   */
   async signIn(username: string, password: string, address: string): Promise<SignedIn> {
-    const wait = this.byAddress.retryAfterMs(address);
-    if (wait > 0) throw locked(wait, 'Too many failed sign-ins from this address');
     const admin = USERNAME.test(username) ? await findAdminByUsername(this.db, username) : undefined;
-    const lockedFor = admin?.locked_until ? admin.locked_until.getTime() - Date.now() : 0;
-    if (lockedFor > 0) throw locked(lockedFor, `The account "${username}" is locked after failed sign-ins`);
     // An unknown username costs the same hash as a known one, so timing tells nothing.
     const matches = await verifyPassword(password, admin?.password_hash ?? (await unusableHash()));
-    if (!admin || !matches) {
-      this.byAddress.fail(address);
-      if (admin) {
-        const over = admin.failed_attempts + 1 - FREE_ATTEMPTS;
-        const lock = over > 0 ? Math.min(MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS * 2 ** (over - 1)) : 0;
-        await recordFailedSignIn(this.db, admin.id, lock);
-      }
-      throw new Problem(
-        'invalid_credentials',
-        `The username or password is wrong. After ${FREE_ATTEMPTS} failed attempts the account is locked for ${FIRST_LOCK_SECONDS} s, doubling with each further failure; an operator with shell access can set a new password with "portico admins reset-password <username>".`,
-      );
-    }
+    if (!admin || !matches) throw await this.wrongPassword(admin, username, address);
     this.byAddress.succeed(address);
     await recordSignIn(this.db, admin.id);
     const sessionToken = randomBytes(32).toString('base64url');
@@ -129,6 +122,38 @@ export class AdminService {
       expires_at: expiresAt,
     });
     return { username: admin.username, sessionToken, csrfToken, expiresAt };
+  }
+
+  /**
+   * Counts a wrong password and says how to answer it: 401, or 429 with Retry-After (held back a
+   * moment, to slow guessing) while the account is locked or the address throttled.
+   */
+  private async wrongPassword(
+    admin: AdminRow | undefined,
+    username: string,
+    address: string,
+  ): Promise<Problem> {
+    // Decided by the failures before this one: the fifth wrong password is still a plain 401.
+    const addressWait = this.byAddress.retryAfterMs(address);
+    this.byAddress.fail(address);
+    let lockMs = 0;
+    if (admin) {
+      const wasLocked = (admin.locked_until?.getTime() ?? 0) > Date.now();
+      const over = admin.failed_attempts + 1 - LOCK_AFTER;
+      const lock = over >= 0 ? Math.min(MAX_LOCK_SECONDS, FIRST_LOCK_SECONDS * 2 ** over) : 0;
+      await recordFailedSignIn(this.db, admin.id, lock);
+      if (wasLocked) lockMs = lock * 1000;
+    }
+    if (lockMs <= 0 && addressWait <= 0) {
+      return new Problem(
+        'invalid_credentials',
+        `The username or password is wrong. After ${LOCK_AFTER} failed attempts in a row the account is locked for ${FIRST_LOCK_SECONDS} s, doubling with each further failure: wrong passwords are then answered 429, while the right one still signs in. An operator with shell access can set a new password with "portico admins reset-password <username>".`,
+      );
+    }
+    await holdBackWrongAnswer();
+    return lockMs > 0
+      ? locked(lockMs, `the account "${username}" is locked after repeated failed sign-ins`)
+      : locked(addressWait, 'too many sign-ins have failed from this address');
   }
 
   /** The live session a cookie value names, or undefined. */
@@ -181,12 +206,13 @@ export class AdminService {
   }
 }
 
-function locked(ms: number, what: string): Problem {
+function locked(ms: number, why: string): Problem {
   const seconds = Math.ceil(ms / 1000);
-  return new Problem('rate_limited', `${what}; try again in ${seconds} s.`, {
-    retryAfterMs: seconds * 1000,
-    headers: { 'retry-after': String(seconds) },
-  });
+  return new Problem(
+    'rate_limited',
+    `The username or password is wrong, and ${why}: wrong passwords are answered like this for ${seconds} s. The right password signs in even now.`,
+    { retryAfterMs: seconds * 1000, headers: { 'retry-after': String(seconds) } },
+  );
 }
 
 function checkUsername(username: string): void {

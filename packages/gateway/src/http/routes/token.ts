@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
-import { FailureThrottle } from '../../auth/failure-throttle.js';
+import { FailureThrottle, holdBackWrongAnswer, throttleKey } from '../../auth/failure-throttle.js';
 import type { GatewayClientService } from '../../auth/gateway-clients.js';
 import { Problem } from '../../errors/problem.js';
 
@@ -19,9 +19,11 @@ export async function tokenRoutes(
   app: FastifyInstance,
   opts: { clients: GatewayClientService; tokens: AccessTokenIssuer },
 ): Promise<void> {
-  // Ten wrong secrets a minute for one client id, fifty failures a minute from one address.
-  const byClient = new FailureThrottle(10, 60_000);
+  // Failures within a minute: ten for one client id from one address, fifty from one address, and
+  // ten for one client id from anywhere (a guesser spreading over addresses is slowed, not refused).
+  const byClientAtAddress = new FailureThrottle(10, 60_000);
   const byAddress = new FailureThrottle(50, 60_000);
+  const byClient = new FailureThrottle(10, 60_000);
   app.post('/oauth/token', async (req, reply) => {
     const body = (req.body ?? {}) as TokenRequest;
     if (typeof body !== 'object' || Array.isArray(body)) {
@@ -52,24 +54,32 @@ export async function tokenRoutes(
         },
       );
     }
-    const clientKey = body.client_id as string;
-    const wait = Math.max(byClient.retryAfterMs(clientKey), byAddress.retryAfterMs(req.ip));
-    if (wait > 0) {
-      throw new Problem(
-        'rate_limited',
-        `Too many failed attempts for this client or from this address; retry after ${Math.ceil(wait / 1000)} s.`,
-        { retryAfterMs: wait, extensions: { error: 'slow_down' } },
-      );
-    }
-    const client = await opts.clients.verifySecret(clientKey, body.client_secret as string);
+    const clientId = body.client_id as string;
+    // The secret is always checked: a throttle that refused the right one would let anybody who
+    // knows a client id stop that application from getting tokens.
+    const client = await opts.clients.verifySecret(clientId, body.client_secret as string);
+    const pair = throttleKey(req.ip, clientId);
     if (!client) {
-      byClient.fail(clientKey);
+      const clientKey = throttleKey(clientId);
+      // Decided by the failures before this one: the tenth wrong secret is still a plain 401.
+      const wait = Math.max(byClientAtAddress.retryAfterMs(pair), byAddress.retryAfterMs(req.ip));
+      const slow = wait > 0 || byClient.retryAfterMs(clientKey) > 0;
+      byClientAtAddress.fail(pair);
       byAddress.fail(req.ip);
+      byClient.fail(clientKey);
+      if (slow) await holdBackWrongAnswer();
+      if (wait > 0) {
+        throw new Problem(
+          'rate_limited',
+          `client_id and client_secret do not match an active client, and too many attempts have failed for this client or from this address: wrong secrets are answered like this for ${Math.ceil(wait / 1000)} s. Check the client_secret; the right one is accepted at once.`,
+          { retryAfterMs: wait, extensions: { error: 'slow_down' } },
+        );
+      }
       throw new Problem('invalid_client', 'client_id and client_secret do not match an active client.', {
         extensions: { error: 'invalid_client' },
       });
     }
-    byClient.succeed(clientKey);
+    byClientAtAddress.succeed(pair);
     reply.header('cache-control', 'no-store');
     return opts.tokens.issue({ clientId: client.id, environmentId: client.environment_id });
   });
