@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool } from '../src/tools/formats.js';
+import { bodyAjv as ajv } from '../src/validation/validator.js';
 
 // The specification's tool tables, transcribed as data (docs/spec/tools.json), against every
 // tool's published schema: names, types (a wider type is fine), required iff R, limits, values.
@@ -41,7 +40,6 @@ type Schema = {
 const spec = JSON.parse(
   readFileSync(new URL('../../../docs/spec/tools.json', import.meta.url), 'utf8'),
 ) as SpecFile;
-const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
 /** Every JSON type a schema (or any branch of it) admits. */
 function typesOf(schema: Schema): Set<string> {

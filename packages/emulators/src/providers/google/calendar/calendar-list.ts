@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatedUser } from '../../../core/types.js';
 import { GOOGLE_API_SCOPES } from '../scopes.js';
 import { sendGoogleError } from '../shared.js';
@@ -80,57 +80,66 @@ const ACCESS_RANK: Record<CalendarEntry['accessRole'], number> = {
   owner: 3,
 };
 
+/** calendarList.list: a page of the user's entries, or with a sync token those changed since. */
+function listCalendarList(
+  { ctx, dataOf, auth }: CalendarRoutes,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const scopes = GOOGLE_API_SCOPES;
+  const who = auth(req, reply, scopes.calendarList.read, 'CalendarList.List');
+  if (!who) return reply;
+  const q = req.query as Query;
+  const data = dataOf(who.user.id).calendar;
+  const max = parseMaxResults(q.maxResults, 100, 250);
+  if (max === null) return badParam(reply, 'maxResults');
+  const minRole = q.minAccessRole as CalendarEntry['accessRole'] | undefined;
+  if (minRole !== undefined && ACCESS_RANK[minRole] === undefined) return badParam(reply, 'minAccessRole');
+  let since: number | undefined;
+  if (q.syncToken !== undefined) {
+    // The discovery document: minAccessRole cannot come with a sync token, and showDeleted and
+    // showHidden cannot be false (removed and hidden entries are always in an incremental result).
+    if (minRole !== undefined || q.showDeleted === 'false' || q.showHidden === 'false') {
+      return badParam(reply, 'syncToken', 'Sync token cannot be used with other request restrictions.');
+    }
+    const decoded = decodeSyncToken(q.syncToken);
+    // A token the emulator did not issue (or from its future) is as good as expired.
+    if (decoded === null || decoded > ctx.clock()) {
+      return sendGoogleError(reply, 410, 'Sync token is no longer valid, a full sync is required.', {
+        reason: 'fullSyncRequired',
+      });
+    }
+    since = decoded;
+  }
+  const showDeleted = since !== undefined || parseBool(q.showDeleted);
+  const showHidden = since !== undefined || parseBool(q.showHidden);
+  const all = [...data.calendars.values()].filter(
+    (c) =>
+      (showDeleted || !c.deleted) &&
+      (showHidden || !c.hidden) &&
+      (since === undefined || c.updatedMs >= since) &&
+      (!minRole || ACCESS_RANK[c.accessRole] >= ACCESS_RANK[minRole]),
+  );
+  const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
+  if (offset === null) return badParam(reply, 'pageToken');
+  const page = all.slice(offset, offset + max);
+  const body: Record<string, unknown> = { kind: 'calendar#calendarList', etag: `"p${ctx.clock()}"` };
+  if (offset + max < all.length) body.nextPageToken = encodePageToken(offset + max);
+  else body.nextSyncToken = encodeSyncToken(ctx.clock());
+  body.items = page.map(listEntry);
+  return reply.send(body);
+}
+
 /** Marks a list entry as changed now, so the next incremental sync returns it. */
 function touch(c: CalendarEntry, now: number): void {
   c.updatedMs = now;
   c.etag = nextEtag(now);
 }
 
-export function calendarListRoutes(app: FastifyInstance, { ctx, dataOf, auth }: CalendarRoutes): void {
+export function calendarListRoutes(app: FastifyInstance, routes: CalendarRoutes): void {
+  const { ctx, dataOf, auth } = routes;
   const scopes = GOOGLE_API_SCOPES;
-  app.get('/calendar/v3/users/me/calendarList', async (req, reply) => {
-    const who = auth(req, reply, scopes.calendarList.read, 'CalendarList.List');
-    if (!who) return reply;
-    const q = req.query as Query;
-    const data = dataOf(who.user.id).calendar;
-    const max = parseMaxResults(q.maxResults, 100, 250);
-    if (max === null) return badParam(reply, 'maxResults');
-    const minRole = q.minAccessRole as CalendarEntry['accessRole'] | undefined;
-    if (minRole !== undefined && ACCESS_RANK[minRole] === undefined) return badParam(reply, 'minAccessRole');
-    let since: number | undefined;
-    if (q.syncToken !== undefined) {
-      // The discovery document: minAccessRole cannot come with a sync token, and showDeleted and
-      // showHidden cannot be false (removed and hidden entries are always in an incremental result).
-      if (minRole !== undefined || q.showDeleted === 'false' || q.showHidden === 'false') {
-        return badParam(reply, 'syncToken', 'Sync token cannot be used with other request restrictions.');
-      }
-      const decoded = decodeSyncToken(q.syncToken);
-      // A token the emulator did not issue (or from its future) is as good as expired.
-      if (decoded === null || decoded > ctx.clock()) {
-        return sendGoogleError(reply, 410, 'Sync token is no longer valid, a full sync is required.', {
-          reason: 'fullSyncRequired',
-        });
-      }
-      since = decoded;
-    }
-    const showDeleted = since !== undefined || parseBool(q.showDeleted);
-    const showHidden = since !== undefined || parseBool(q.showHidden);
-    const all = [...data.calendars.values()].filter(
-      (c) =>
-        (showDeleted || !c.deleted) &&
-        (showHidden || !c.hidden) &&
-        (since === undefined || c.updatedMs >= since) &&
-        (!minRole || ACCESS_RANK[c.accessRole] >= ACCESS_RANK[minRole]),
-    );
-    const offset = q.pageToken === undefined ? 0 : decodePageToken(q.pageToken);
-    if (offset === null) return badParam(reply, 'pageToken');
-    const page = all.slice(offset, offset + max);
-    const body: Record<string, unknown> = { kind: 'calendar#calendarList', etag: `"p${ctx.clock()}"` };
-    if (offset + max < all.length) body.nextPageToken = encodePageToken(offset + max);
-    else body.nextSyncToken = encodeSyncToken(ctx.clock());
-    body.items = page.map(listEntry);
-    return reply.send(body);
-  });
+  app.get('/calendar/v3/users/me/calendarList', (req, reply) => listCalendarList(routes, req, reply));
 
   /** The user's list entry for a calendar id ("primary" too); removed entries are not on the list. */
   const onList = (user: EmulatedUser, calendarId: string) => {
@@ -204,37 +213,42 @@ export function calendarListRoutes(app: FastifyInstance, { ctx, dataOf, auth }: 
     return c ? reply.send(calendarResource(c)) : notFound(reply);
   });
 
-  app.post('/calendar/v3/calendars', async (req, reply) => {
-    const who = auth(req, reply, scopes.calendarList.write, 'Calendars.Insert');
-    if (!who) return reply;
-    const data = dataOf(who.user.id).calendar;
-    const body = bodyOf(req) ?? {};
-    if (typeof body.summary !== 'string' || body.summary === '') {
-      return sendGoogleError(reply, 400, 'Missing title.', { reason: 'required' });
-    }
-    if (
-      body.timeZone !== undefined &&
-      (typeof body.timeZone !== 'string' || !isValidTimeZone(body.timeZone))
-    ) {
-      return sendGoogleError(reply, 400, 'Invalid Value', { reason: 'invalid' });
-    }
-    const primary = resolveCalendar(data, who.user, 'primary');
-    const now = ctx.clock();
-    // A new secondary calendar: the user owns it and it joins their list, in their own zone unless set.
-    const calendar = entry(
-      groupCalendarId(randomUUID()),
-      body.summary,
-      (body.timeZone as string | undefined) ?? primary?.timeZone ?? 'UTC',
-      'owner',
-      false,
-      data.calendars.size,
-      now,
-    );
-    if (typeof body.description === 'string' && body.description !== '')
-      calendar.description = body.description;
-    touch(calendar, now);
-    data.calendars.set(calendar.id, calendar);
-    data.events.set(calendar.id, new Map());
-    return reply.send(calendarResource(calendar));
-  });
+  app.post('/calendar/v3/calendars', (req, reply) => insertCalendar(routes, req, reply));
+}
+
+/** calendars.insert: a new secondary calendar the user owns, added to their list. */
+function insertCalendar(
+  { ctx, dataOf, auth }: CalendarRoutes,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const scopes = GOOGLE_API_SCOPES;
+  const who = auth(req, reply, scopes.calendarList.write, 'Calendars.Insert');
+  if (!who) return reply;
+  const data = dataOf(who.user.id).calendar;
+  const body = bodyOf(req) ?? {};
+  if (typeof body.summary !== 'string' || body.summary === '') {
+    return sendGoogleError(reply, 400, 'Missing title.', { reason: 'required' });
+  }
+  if (body.timeZone !== undefined && (typeof body.timeZone !== 'string' || !isValidTimeZone(body.timeZone))) {
+    return sendGoogleError(reply, 400, 'Invalid Value', { reason: 'invalid' });
+  }
+  const primary = resolveCalendar(data, who.user, 'primary');
+  const now = ctx.clock();
+  // A new secondary calendar: the user owns it and it joins their list, in their own zone unless set.
+  const calendar = entry(
+    groupCalendarId(randomUUID()),
+    body.summary,
+    (body.timeZone as string | undefined) ?? primary?.timeZone ?? 'UTC',
+    'owner',
+    false,
+    data.calendars.size,
+    now,
+  );
+  if (typeof body.description === 'string' && body.description !== '')
+    calendar.description = body.description;
+  touch(calendar, now);
+  data.calendars.set(calendar.id, calendar);
+  data.events.set(calendar.id, new Map());
+  return reply.send(calendarResource(calendar));
 }

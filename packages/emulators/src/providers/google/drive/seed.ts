@@ -168,6 +168,12 @@ const SEEDS: Record<string, DriveSeedSet> = {
  * and a shared drive the user is a member of, with one text file. Sheets and Docs add their own
  * native files afterwards.
  */
+/** A seeded file: the fields a seed gives, and how many days ago it was last changed. */
+type SeedFile = Omit<DriveFile, 'id' | 'ownerId' | 'trashed' | 'starred' | 'createdTime' | 'modifiedTime'> & {
+  daysAgo: number;
+  starred?: boolean;
+};
+
 export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string, DriveFile> {
   const now = ctx.clock();
   const drive = new Map<string, DriveFile>();
@@ -186,13 +192,7 @@ export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string,
     ownerId: user.id,
     extra: { rootFolderId: rootId, isRoot: true },
   });
-  const add = (
-    key: string,
-    file: Omit<DriveFile, 'id' | 'ownerId' | 'trashed' | 'starred' | 'createdTime' | 'modifiedTime'> & {
-      daysAgo: number;
-      starred?: boolean;
-    },
-  ) => {
+  const add = (key: string, file: SeedFile) => {
     const { daysAgo, ...rest } = file;
     const id = driveIdFrom(`${user.id}:${key}`);
     drive.set(id, {
@@ -249,11 +249,22 @@ export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string,
     daysAgo: 8,
     extra: { text: seed.slides.text },
   });
-  // A shared drive's root folder carries the drive's id and name, and its items the drive's id.
+  seedSharedDrive(drive, user, seed.shared, at, add);
+  return drive;
+}
+
+/** The user's shared drive: its root folder carries the drive's id and name, and its items the drive's id. */
+function seedSharedDrive(
+  drive: Map<string, DriveFile>,
+  user: EmulatedUser,
+  shared: DriveSeedSet['shared'],
+  at: (daysAgo: number) => string,
+  add: (key: string, file: SeedFile) => string,
+): void {
   const sharedId = sharedDriveIdFor(user.id);
   drive.set(sharedId, {
     id: sharedId,
-    name: seed.shared.drive,
+    name: shared.drive,
     mimeType: GOOGLE_MIME.folder,
     parents: [],
     createdTime: at(200),
@@ -264,12 +275,11 @@ export function seedDrive(user: EmulatedUser, ctx: ProviderContext): Map<string,
     extra: { isRoot: true, driveId: sharedId },
   });
   add('shared-text', {
-    name: seed.shared.file.name,
+    name: shared.file.name,
     mimeType: 'text/plain',
     parents: [sharedId],
-    content: Buffer.from(seed.shared.file.body),
+    content: Buffer.from(shared.file.body),
     daysAgo: 9,
     extra: { driveId: sharedId },
   });
-  return drive;
 }
