@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool } from '../src/tools/formats.js';
+import { VERSION_PARAMETERS } from '../src/tools/versions.js';
 import { bodyAjv as ajv } from '../src/validation/validator.js';
 
 // The specification's tool tables, transcribed as data (docs/spec/tools.json), against every
@@ -17,6 +18,7 @@ interface SpecParameter {
   format?: 'uuid' | 'rfc3339' | 'date';
   values?: string[];
   computed?: boolean;
+  versioning?: boolean;
 }
 interface SpecTool {
   name: string;
@@ -119,6 +121,20 @@ describe.each(spec.tools)('$name takes the specification’s parameters', (tool)
         expect(admits(items!, p.items), `${where} items must admit ${p.items}`).toBe(true);
       }
     }
+  });
+
+  it("shows the specification's parameters first, in its order", () => {
+    // The version parameters are appended to every published schema, so they take part in neither check.
+    const versioning = new Set<string>(VERSION_PARAMETERS);
+    const named = tool.parameters
+      .filter((p) => !p.computed && !p.versioning && !versioning.has(p.name))
+      .map((p) => p.name);
+    const inSpec = new Set(named);
+    const keys = Object.keys(properties).filter((key) => !versioning.has(key));
+    expect(keys.filter((key) => inSpec.has(key))).toEqual(named);
+    const lastSpecKey = keys.findLastIndex((key) => inSpec.has(key));
+    const before = keys.slice(0, lastSpecKey + 1).filter((key) => !inSpec.has(key));
+    expect(before, `${tool.name}: Portico's own parameters come after the specification's`).toEqual([]);
   });
 
   it('requires exactly the parameters marked R', () => {

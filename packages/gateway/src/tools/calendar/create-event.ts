@@ -24,15 +24,14 @@ import { endText, instantOf, normalizeDateTime, parseDateTime } from './time.js'
 
 const input = Type.Object(
   {
-    calendar_id: Type.Optional(calendarIdParam),
+    start_datetime: dateTimeParam('Start of the event'),
     summary: Type.String({ maxLength: 1024, description: 'Title of the event, e.g. "Design review".' }),
+    calendar_id: Type.Optional(calendarIdParam),
+    attendees_emails: Type.Optional(attendeesParam),
+    create_meeting_room: Type.Optional(createMeetingRoomParam),
     description: Type.Optional(
       Type.String({ maxLength: 8192, description: 'Description of the event; may contain HTML.' }),
     ),
-    location: Type.Optional(
-      Type.String({ maxLength: 1024, description: 'Free-form place of the event, e.g. an address.' }),
-    ),
-    start_datetime: dateTimeParam('Start of the event'),
     event_duration_hour: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -49,17 +48,18 @@ const input = Type.Object(
           'Minutes the event lasts in addition to event_duration_hour (0–59). When both durations are omitted the event lasts one hour.',
       }),
     ),
-    timezone: Type.Optional(timezoneParam),
-    attendees_emails: Type.Optional(attendeesParam),
-    recurrence: Type.Optional(recurrenceParam),
-    create_meeting_room: Type.Optional(createMeetingRoomParam),
-    ...guestPermissionParams,
-    transparency: Type.Optional(transparencyParam),
-    visibility: Type.Optional(visibilityParam),
-    send_updates: Type.Optional(sendUpdatesParam),
     event_type: Type.Optional(
       Type.Union(eventTypeParam.anyOf, { default: 'default', description: eventTypeParam.description }),
     ),
+    ...guestPermissionParams,
+    location: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Free-form place of the event, e.g. an address.' }),
+    ),
+    recurrence: Type.Optional(recurrenceParam),
+    send_updates: Type.Optional(sendUpdatesParam),
+    timezone: Type.Optional(timezoneParam),
+    transparency: Type.Optional(transparencyParam),
+    visibility: Type.Optional(visibilityParam),
   },
   { additionalProperties: false },
 );

@@ -18,14 +18,6 @@ const input = Type.Object(
   {
     event_id: eventIdParam,
     calendar_id: Type.Optional(calendarIdParam),
-    query: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 1024,
-        description:
-          'Found only if every word occurs (case-insensitively) in the title, description, location, organizer or guests (names and emails), as in calendar_list_events.',
-      }),
-    ),
     event_types: Type.Optional(
       Type.Array(
         Type.Union(
@@ -40,6 +32,14 @@ const input = Type.Object(
         },
       ),
     ),
+    query: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          'Found only if every word occurs (case-insensitively) in the title, description, location, organizer or guests (names and emails), as in calendar_list_events.',
+      }),
+    ),
     show_deleted: Type.Optional(
       Type.Boolean({
         description:
@@ -52,14 +52,14 @@ const input = Type.Object(
           'true on a recurring event also returns its occurrences (each with its own id) under "instances", within time_min/time_max, up to 2,500 (has_more_instances true when there are more; narrow the window then). Default false.',
       }),
     ),
-    time_min: Type.Optional(
-      instantParam(
-        'Found only if the event (a recurring one: one of its occurrences) ends after this instant',
-      ),
-    ),
     time_max: Type.Optional(
       instantParam(
         'Found only if the event (a recurring one: one of its occurrences) starts before this instant',
+      ),
+    ),
+    time_min: Type.Optional(
+      instantParam(
+        'Found only if the event (a recurring one: one of its occurrences) ends after this instant',
       ),
     ),
     updated_min: Type.Optional(

@@ -20,6 +20,9 @@ export const calendarListCalendars = defineTool({
   ].join(' '),
   input: Type.Object(
     {
+      max_results: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 250, description: 'Calendars per page (1–250, default 100).' }),
+      ),
       min_access_role: Type.Optional(
         Type.Union(
           [
@@ -33,9 +36,6 @@ export const calendarListCalendars = defineTool({
               'Only calendars where the user has at least this role: "freeBusyReader", "reader", "writer" (can create events) or "owner". Not with sync_token.',
           },
         ),
-      ),
-      max_results: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 250, description: 'Calendars per page (1–250, default 100).' }),
       ),
       page_token: Type.Optional(
         Type.String({ minLength: 1, description: 'Cursor from next_page of the previous call.' }),

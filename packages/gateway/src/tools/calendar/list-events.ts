@@ -30,8 +30,18 @@ export const calendarListEvents = defineTool({
   input: Type.Object(
     {
       calendar_id: Type.Optional(calendarIdParam),
-      time_min: Type.Optional(instantParam('Only events ending after this instant')),
-      time_max: Type.Optional(instantParam('Only events starting before this instant')),
+      max_results: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 2500, description: 'Events per page (1–2500, default 250).' }),
+      ),
+      order_by: Type.Optional(
+        Type.Union([Type.Literal('startTime'), Type.Literal('updated')], {
+          description:
+            'Order of the results: "startTime" (ascending start; requires single_events=true) or "updated" (last modification, ascending). Default: unspecified order.',
+        }),
+      ),
+      page_token: Type.Optional(
+        Type.String({ minLength: 1, description: 'Cursor from next_page of the previous call.' }),
+      ),
       query: Type.Optional(
         Type.String({
           minLength: 1,
@@ -46,18 +56,8 @@ export const calendarListEvents = defineTool({
             'true expands recurring events into single occurrences; false (default) lists each series once.',
         }),
       ),
-      order_by: Type.Optional(
-        Type.Union([Type.Literal('startTime'), Type.Literal('updated')], {
-          description:
-            'Order of the results: "startTime" (ascending start; requires single_events=true) or "updated" (last modification, ascending). Default: unspecified order.',
-        }),
-      ),
-      max_results: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 2500, description: 'Events per page (1–2500, default 250).' }),
-      ),
-      page_token: Type.Optional(
-        Type.String({ minLength: 1, description: 'Cursor from next_page of the previous call.' }),
-      ),
+      time_max: Type.Optional(instantParam('Only events starting before this instant')),
+      time_min: Type.Optional(instantParam('Only events ending after this instant')),
       show_deleted: Type.Optional(
         Type.Boolean({ description: 'Include cancelled (deleted) events (default false).' }),
       ),

@@ -105,11 +105,11 @@ export const recurrenceParam = Type.Array(
 );
 
 export const guestPermissionParams = {
-  guests_can_modify: Type.Optional(
-    Type.Boolean({ description: 'Whether guests may edit the event (Google default false).' }),
-  ),
   guests_can_invite_others: Type.Optional(
     Type.Boolean({ description: 'Whether guests may invite other people (Google default true).' }),
+  ),
+  guests_can_modify: Type.Optional(
+    Type.Boolean({ description: 'Whether guests may edit the event (Google default false).' }),
   ),
   guests_can_see_other_guests: Type.Optional(
     Type.Boolean({ description: 'Whether guests can see the guest list (Google default true).' }),

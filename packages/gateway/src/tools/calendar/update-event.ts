@@ -34,13 +34,24 @@ const input = Type.Object(
   {
     calendar_id: requiredCalendarIdParam,
     event_id: eventIdParam,
+    start_datetime: Type.Optional(dateTimeParam('New start of the event')),
     summary: Type.Optional(Type.String({ maxLength: 1024, description: 'New title.' })),
+    attendees_emails: Type.Optional(
+      Type.Array(attendeesParam.items, {
+        ...attendeesParam,
+        description:
+          'The complete new guest list (it replaces the current one; guests who stay keep their responses). To add a guest, read the event with calendar_get_event_by_id and pass the existing emails plus the new one. [] removes all guests.',
+      }),
+    ),
+    create_meeting_room: Type.Optional(
+      Type.Boolean({
+        description:
+          'true adds a Google Meet link if the event has no conference yet; false or omitted leaves conference data unchanged.',
+      }),
+    ),
     description: Type.Optional(
       Type.String({ maxLength: 8192, description: 'New description ("" clears it); may contain HTML.' }),
     ),
-    location: Type.Optional(Type.String({ maxLength: 1024, description: 'New location ("" clears it).' })),
-    start_datetime: Type.Optional(dateTimeParam('New start of the event')),
-    end_datetime: Type.Optional(dateTimeParam('New end of the event')),
     event_duration_hour: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -56,14 +67,14 @@ const input = Type.Object(
         description: 'New length: minutes added to event_duration_hour (0–59). Not with end_datetime.',
       }),
     ),
-    timezone: Type.Optional(timezoneParam),
-    attendees_emails: Type.Optional(
-      Type.Array(attendeesParam.items, {
-        ...attendeesParam,
+    event_type: Type.Optional(
+      Type.Union(eventTypeParam.anyOf, {
         description:
-          'The complete new guest list (it replaces the current one; guests who stay keep their responses). To add a guest, read the event with calendar_get_event_by_id and pass the existing emails plus the new one. [] removes all guests.',
+          'The event\'s kind: "default", "focusTime" or "outOfOffice". Google fixes it when the event is created, so a different type than the event\'s is refused by Google (upstream_validation); to change it, delete the event and create a new one.',
       }),
     ),
+    ...guestPermissionParams,
+    location: Type.Optional(Type.String({ maxLength: 1024, description: 'New location ("" clears it).' })),
     recurrence: Type.Optional(
       Type.Array(recurrenceParam.items, {
         ...recurrenceParam,
@@ -71,22 +82,11 @@ const input = Type.Object(
           'The new recurrence as RFC 5545 lines (replaces the current rule), e.g. ["RRULE:FREQ=DAILY;COUNT=5"]; [] makes the event non-recurring. Recurring events need a time zone on their start.',
       }),
     ),
-    create_meeting_room: Type.Optional(
-      Type.Boolean({
-        description:
-          'true adds a Google Meet link if the event has no conference yet; false or omitted leaves conference data unchanged.',
-      }),
-    ),
-    ...guestPermissionParams,
+    send_updates: Type.Optional(sendUpdatesParam),
+    timezone: Type.Optional(timezoneParam),
     transparency: Type.Optional(transparencyParam),
     visibility: Type.Optional(visibilityParam),
-    send_updates: Type.Optional(sendUpdatesParam),
-    event_type: Type.Optional(
-      Type.Union(eventTypeParam.anyOf, {
-        description:
-          'The event\'s kind: "default", "focusTime" or "outOfOffice". Google fixes it when the event is created, so a different type than the event\'s is refused by Google (upstream_validation); to change it, delete the event and create a new one.',
-      }),
-    ),
+    end_datetime: Type.Optional(dateTimeParam('New end of the event')),
   },
   { additionalProperties: false },
 );

@@ -38,13 +38,19 @@ export const crmCompanyCreate = defineTool({
   input: Type.Object(
     {
       name: Type.String({ minLength: 1, description: 'Company name (HubSpot property name).' }),
+      annualrevenue: Type.Optional(
+        Type.Number({ minimum: 0, description: 'Annual revenue in the portal currency.' }),
+      ),
+      city: Type.Optional(Type.String({ minLength: 1, description: 'City.' })),
+      country: Type.Optional(Type.String({ minLength: 1, description: 'Country or region.' })),
+      state: Type.Optional(Type.String({ minLength: 1, description: 'State or region.' })),
+      description: Type.Optional(Type.String({ description: 'Free-text description of the company.' })),
       domain: Type.Optional(
         Type.String({
           minLength: 1,
           description: 'Primary web domain without scheme, e.g. "example.com" (HubSpot property domain).',
         }),
       ),
-      website: Type.Optional(Type.String({ minLength: 1, description: 'Website URL.' })),
       industry: Type.Optional(
         Type.String({
           minLength: 1,
@@ -53,18 +59,12 @@ export const crmCompanyCreate = defineTool({
         }),
       ),
       phone: Type.Optional(Type.String({ minLength: 1, description: 'Main phone number.' })),
-      address: Type.Optional(Type.String({ minLength: 1, description: 'Street address.' })),
-      city: Type.Optional(Type.String({ minLength: 1, description: 'City.' })),
-      state: Type.Optional(Type.String({ minLength: 1, description: 'State or region.' })),
-      zip: Type.Optional(Type.String({ minLength: 1, description: 'Postal code.' })),
-      country: Type.Optional(Type.String({ minLength: 1, description: 'Country or region.' })),
       numberofemployees: Type.Optional(
         Type.Number({ minimum: 0, description: 'Number of employees, e.g. 42 (sent to HubSpot as text).' }),
       ),
-      annualrevenue: Type.Optional(
-        Type.Number({ minimum: 0, description: 'Annual revenue in the portal currency.' }),
-      ),
-      description: Type.Optional(Type.String({ description: 'Free-text description of the company.' })),
+      website: Type.Optional(Type.String({ minLength: 1, description: 'Website URL.' })),
+      address: Type.Optional(Type.String({ minLength: 1, description: 'Street address.' })),
+      zip: Type.Optional(Type.String({ minLength: 1, description: 'Postal code.' })),
       lifecyclestage: Type.Optional(
         Type.String({
           minLength: 1,

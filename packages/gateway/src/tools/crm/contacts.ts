@@ -38,22 +38,22 @@ const contactFields = {
     pattern: EMAIL_PATTERN,
     description: 'Email address, the contact\'s unique identifier at HubSpot, e.g. "ada@example.com".',
   }),
+  company: text('Company name as free text (to link a company record use company_ids).'),
   firstname: text('First name.'),
   lastname: text('Last name.'),
-  phone: text('Phone number.'),
-  mobilephone: text('Mobile phone number.'),
-  company: text('Company name as free text (to link a company record use company_ids).'),
   jobtitle: text('Job title.'),
+  lifecyclestage: text(
+    'Lifecycle stage option value: subscriber, lead, marketingqualifiedlead, salesqualifiedlead, opportunity, customer, evangelist, other (or a custom stage id of the portal).',
+  ),
+  phone: text('Phone number.'),
   website: text('Website URL.'),
+  crm_lead_status: leadStatusSchema,
+  mobilephone: text('Mobile phone number.'),
   address: text('Street address.'),
   city: text('City.'),
   state: text('State or region.'),
   zip: text('Postal code.'),
   country: text('Country or region.'),
-  lifecyclestage: text(
-    'Lifecycle stage option value: subscriber, lead, marketingqualifiedlead, salesqualifiedlead, opportunity, customer, evangelist, other (or a custom stage id of the portal).',
-  ),
-  crm_lead_status: leadStatusSchema,
   hubspot_owner_id: Type.String({
     pattern: RECORD_ID_PATTERN,
     description: 'Id of the HubSpot owner (user) to assign, e.g. "81000101".',
@@ -156,13 +156,13 @@ export const crmContactGet = defineTool({
         description:
           'The contact: its HubSpot record id (digits, e.g. "100009"), or its email when id_property is "email".',
       }),
+      properties: Type.Optional(propertiesParam(CONTACT_DEFAULTS)),
       id_property: Type.Optional(
         stringEnum(
           ['hs_object_id', 'email'],
           'What contact_id is: "hs_object_id" (record id, default) or "email".',
         ),
       ),
-      properties: Type.Optional(propertiesParam(CONTACT_DEFAULTS)),
       associations: Type.Optional(
         Type.String({
           pattern: '^\\s*(companies|deals)(\\s*,\\s*(companies|deals))?\\s*$',
@@ -283,7 +283,6 @@ export const crmContactsList = defineTool({
   description: `Lists HubSpot contacts page by page in record-id order, with the requested properties, and says how to get the next page (next_page: pass it back as is). Use it to walk through all contacts (or archived ones); to find specific contacts use crm_contacts_search. Rules: limit is 1–100 (default 10, a fraction is rounded down); after is the cursor of the next set, from next_page; archived true lists deleted contacts instead. Example: ${JSON.stringify({ limit: 50, properties: 'firstname,lastname,email,hs_lead_status' })}`,
   input: Type.Object(
     {
-      limit: Type.Optional(limitParam('Contacts')),
       after: Type.Optional(
         Type.String({
           minLength: 1,
@@ -295,6 +294,7 @@ export const crmContactsList = defineTool({
           description: 'true to list archived (deleted) contacts instead of active ones. Default false.',
         }),
       ),
+      limit: Type.Optional(limitParam('Contacts')),
       properties: Type.Optional(propertiesParam(CONTACT_DEFAULTS)),
     },
     { additionalProperties: false },

@@ -90,22 +90,16 @@ function extraRepeats(extra: Record<string, unknown> | undefined, given: object)
 
 const createInput = Type.Object(
   {
-    dealname: Type.String({ minLength: 1, description: 'Deal name, e.g. "Astronomical tables engine".' }),
     amount: Type.Number({
       minimum: 0,
       description: 'Deal amount in the portal currency, e.g. 125000 (sent to HubSpot as text).',
     }),
+    dealname: Type.String({ minLength: 1, description: 'Deal name, e.g. "Astronomical tables engine".' }),
     dealstage: Type.String({
       minLength: 1,
       description:
         'Stage id in the deal pipeline. The default "Sales Pipeline" stages are appointmentscheduled, qualifiedtobuy, presentationscheduled, decisionmakerboughtin, contractsent, closedwon, closedlost; custom pipelines have their own stage ids.',
     }),
-    pipeline: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: 'Pipeline id; "default" is the portal\'s Sales Pipeline (used when omitted).',
-      }),
-    ),
     closedate: Type.Optional(
       Type.String({
         pattern: DATE_PATTERN,
@@ -113,17 +107,23 @@ const createInput = Type.Object(
           'Expected close date as YYYY-MM-DD (a real calendar date), e.g. "2025-06-30"; stored as midnight UTC.',
       }),
     ),
+    dealtype: Type.Optional(
+      stringEnum(['newbusiness', 'existingbusiness'], 'Deal type: newbusiness or existingbusiness.'),
+    ),
+    description: Type.Optional(Type.String({ description: 'Free-text description of the deal.' })),
     crm_priority: Type.Optional(
       stringEnum(
         PRIORITIES,
         "Deal priority: HIGH, MEDIUM or LOW (sent as HubSpot's hs_priority high/medium/low).",
       ),
     ),
-    good_deal: Type.Optional(goodDeal),
-    dealtype: Type.Optional(
-      stringEnum(['newbusiness', 'existingbusiness'], 'Deal type: newbusiness or existingbusiness.'),
+    pipeline: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'Pipeline id; "default" is the portal\'s Sales Pipeline (used when omitted).',
+      }),
     ),
-    description: Type.Optional(Type.String({ description: 'Free-text description of the deal.' })),
+    good_deal: Type.Optional(goodDeal),
     hubspot_owner_id: Type.Optional(
       Type.String({
         pattern: RECORD_ID_PATTERN,

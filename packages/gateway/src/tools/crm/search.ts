@@ -32,19 +32,19 @@ function searchTool(spec: SearchSpec) {
         }),
       ),
       properties: Type.Optional(propertiesParam(spec.defaults)),
-      sort: Type.Optional(
-        Type.String({
-          pattern: SORT_PATTERN,
-          description:
-            'One property to sort by, ascending; prefix with "-" for descending (e.g. "-createdate"). Omitted: HubSpot\'s relevance order.',
-        }),
-      ),
       limit: Type.Optional(limitParam('Results')),
       after: Type.Optional(
         Type.String({
           pattern: '^[0-9]+$',
           description:
             'Paging offset: pass next_page.after of the previous result (an integer as text, e.g. "10") to get the next page.',
+        }),
+      ),
+      sort: Type.Optional(
+        Type.String({
+          pattern: SORT_PATTERN,
+          description:
+            'One property to sort by, ascending; prefix with "-" for descending (e.g. "-createdate"). Omitted: HubSpot\'s relevance order.',
         }),
       ),
     },

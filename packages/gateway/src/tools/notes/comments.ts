@@ -13,13 +13,6 @@ Alias: a plain "text" parameter for "comment": {"text": …}.
 Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "comment": {"rich_text": [{"type": "text", "text": {"content": "Looks good to me."}}]}}`,
   input: Type.Object(
     {
-      parent: Type.Optional(
-        Type.Object(
-          { page_id: notionId('The page to comment on.') },
-          { additionalProperties: false, description: 'Start a new discussion on this page.' },
-        ),
-      ),
-      discussion_id: Type.Optional(notionId('Reply in this discussion thread.')),
       comment: Type.Object(
         {
           rich_text: Type.Optional(
@@ -36,6 +29,13 @@ Example: {"parent": {"page_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488"}, "commen
           description: 'What the comment says: {"rich_text": [...]} or {"text": "…"}.',
         },
       ),
+      parent: Type.Optional(
+        Type.Object(
+          { page_id: notionId('The page to comment on.') },
+          { additionalProperties: false, description: 'Start a new discussion on this page.' },
+        ),
+      ),
+      discussion_id: Type.Optional(notionId('Reply in this discussion thread.')),
     },
     { additionalProperties: false },
   ),

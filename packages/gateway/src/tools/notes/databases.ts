@@ -390,6 +390,11 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "sorts": [{"pro
   input: Type.Object(
     {
       database_id: notionId('The database to query.', '39fbdf12-08c0-4b0b-95e8-06be30a24a4a'),
+      page_size: Type.Optional(PageSizeSchema),
+      start_cursor: Type.Optional(StartCursorSchema),
+      sorts: Type.Optional(
+        Type.Array(SortItem, { maxItems: 100, description: 'Sort order, most significant first.' }),
+      ),
       filter: Type.Optional(
         Type.Object(
           {},
@@ -400,11 +405,6 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "sorts": [{"pro
           },
         ),
       ),
-      sorts: Type.Optional(
-        Type.Array(SortItem, { maxItems: 100, description: 'Sort order, most significant first.' }),
-      ),
-      page_size: Type.Optional(PageSizeSchema),
-      start_cursor: Type.Optional(StartCursorSchema),
     },
     { additionalProperties: false },
   ),

@@ -36,7 +36,6 @@ const input = Type.Object(
           'USER_ENTERED (default): values are parsed as if typed in the UI: "=SUM(A1:A3)" becomes a formula, "1,234" and "12%" numbers, "2024-01-15" a date. RAW: stored exactly as given (strings stay strings).',
       }),
     ),
-    major_dimension: Type.Optional(majorDimension),
     include_values_in_response: Type.Optional(
       Type.Boolean({
         default: false,
@@ -44,6 +43,7 @@ const input = Type.Object(
           'Also return the written cells as they now read (formulas computed) in updatedData. Default false.',
       }),
     ),
+    major_dimension: Type.Optional(majorDimension),
     response_value_render_option: Type.Optional(valueRenderOption),
     response_date_time_render_option: Type.Optional(dateTimeRenderOption),
   },
