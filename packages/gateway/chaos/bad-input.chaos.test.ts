@@ -1,6 +1,7 @@
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../test/helpers/backends.js';
+import { paddedJson, uploadBody } from '../test/helpers/uploads.js';
 import { freshStore, GatewayProcess, printFigures, type StoreKind } from './helpers/processes.js';
 
 /**
@@ -79,6 +80,9 @@ describe.each(STORES)('hostile input on every route of a gateway process on %s',
       else counts.refused++;
       const problem = res.headers.get('content-type')?.includes('application/problem+json');
       const html = res.headers.get('content-type')?.includes('text/html');
+      if (html && !unframeable(res)) {
+        failures.push(`${method} ${url.slice(0, 80)} → an HTML page another site may frame`);
+      }
       if (res.status >= 500) {
         failures.push(`${method} ${url.slice(0, 80)} → ${res.status} ${text.slice(0, 160)}`);
       } else if (
@@ -173,4 +177,121 @@ describe.each(STORES)('hostile input on every route of a gateway process on %s',
     expect(failures.slice(0, 20)).toEqual([]);
     expect(alive).toBe(200);
   }, 600_000);
+
+  it("relays the provider's 413 to 2 MB uploads it refuses early, never a 503", async () => {
+    await expectEarlyRefusalsRelayed(gw, `standalone emulators, ${store}`);
+  });
+
+  it("serves no HTML page (its own, or the emulators' consent page) another site may frame", async () => {
+    await expectNoFramablePage(gw);
+  });
 });
+
+/** The same with the emulators embedded in the gateway (no PORTICO_SANDBOX_URL), as a new installation runs. */
+describe.each(STORES)(
+  'early refusals and HTML pages of a gateway process with its own sandbox on %s',
+  (store) => {
+    let gw: GatewayProcess;
+
+    beforeAll(async () => {
+      const { env } = await freshStore(store);
+      gw = await GatewayProcess.launch(env);
+      await gw.remote.sandboxAccount('notion', 'notion', 'sweep');
+    }, 120_000);
+
+    afterAll(async () => {
+      await gw?.stop();
+    });
+
+    it("relays the provider's 413 to 2 MB uploads it refuses early, never a 503", async () => {
+      await expectEarlyRefusalsRelayed(gw, `embedded sandbox, ${store}`);
+    });
+
+    it('serves no HTML page (its own, or the sandbox consent page) another site may frame', async () => {
+      await expectNoFramablePage(gw);
+    });
+  },
+);
+
+/** An HTML answer no other site may frame (clickjacking), with a policy of its own. */
+function unframeable(res: Response): boolean {
+  const policy = res.headers.get('content-security-policy') ?? '';
+  return (
+    res.headers.get('x-frame-options') === 'DENY' &&
+    policy.includes("frame-ancestors 'none'") &&
+    policy.includes("default-src 'none'")
+  );
+}
+
+const UPLOAD_ROUNDS = 15;
+
+/**
+ * 2 MB uploads to Notion's sandbox, which refuses bodies over 1 MiB before reading them and closes
+ * the connection: announced and chunked, again and again. Each is answered with Notion's own 413,
+ * never with a retryable 503 "write EPIPE" (the upstream socket reset under the rest of the body).
+ */
+async function expectEarlyRefusalsRelayed(gw: GatewayProcess, label: string): Promise<void> {
+  const bearer = await gw.remote.bearer();
+  const body = paddedJson(2 * 1024 * 1024);
+  const answers: Record<string, number> = {};
+  for (let i = 0; i < UPLOAD_ROUNDS; i++) {
+    for (const chunked of [false, true]) {
+      const res = await fetch(`${gw.url}/proxy/v1/pages`, {
+        method: 'POST',
+        ...uploadBody(body, chunked),
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          'content-type': 'application/json',
+          connection_name: 'notion',
+          identifier: 'sweep',
+        },
+      }).catch((error: Error) => error);
+      const answer =
+        res instanceof Error
+          ? `failed: ${res.message}`
+          : `${res.status} ${(await res.text()).includes('"validation_error"') ? "Notion's" : 'another'}`;
+      answers[answer] = (answers[answer] ?? 0) + 1;
+    }
+  }
+  printFigures(`2 MB uploads the provider refuses early, ${label}`, [
+    { uploads: UPLOAD_ROUNDS * 2, ...answers },
+  ]);
+  expect(answers).toEqual({ "413 Notion's": UPLOAD_ROUNDS * 2 });
+}
+
+/**
+ * Every kind of HTML page the gateway serves, as a browser would reach it: the API documentation,
+ * the dashboard, the hosted flow's pages (an unusable link, a failed callback) and the sandbox's
+ * consent and error pages the link leads to.
+ */
+async function expectNoFramablePage(gw: GatewayProcess): Promise<void> {
+  const created = await gw.remote.api('/api/v1/connected-accounts/authorization-link', {
+    method: 'POST',
+    json: { connection_name: 'notion', identifier: 'framed' },
+  });
+  const { link } = (await created.json()) as { link: string };
+  const consent = new URL((await fetch(link, { redirect: 'manual' })).headers.get('location')!);
+  const refused = new URL(consent);
+  refused.searchParams.set('client_id', 'nobody');
+  const { id } = (await (await gw.remote.api('/api/v1/connections/notion')).json()) as { id: string };
+  const pages = [
+    `${gw.url}/docs`,
+    `${gw.url}/docs/`,
+    `${gw.url}/dashboard`,
+    `${gw.url}/dashboard/`,
+    `${gw.url}/connect/lnk_not-a-real-token`,
+    `${gw.url}/sso/v1/oauth/${id}/callback?code=x&state=forged`,
+    consent.href,
+    refused.href,
+  ];
+  const framable: string[] = [];
+  for (const url of pages) {
+    const res = await fetch(url);
+    if (!res.headers.get('content-type')?.startsWith('text/html') || !unframeable(res)) {
+      framable.push(
+        `${url} → ${res.status} ${res.headers.get('content-type')} x-frame-options=${res.headers.get('x-frame-options')} csp=${res.headers.get('content-security-policy')}`,
+      );
+    }
+  }
+  expect(framable).toEqual([]);
+}

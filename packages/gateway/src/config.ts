@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSecureContext } from 'node:tls';
+import type { ConnectionLimits } from './http/listener.js';
 import { LOG_LEVELS, type LogLevel } from './logging/logger.js';
+import { DEFAULT_HEARTBEAT, type HeartbeatOptions } from './store/pg-listener.js';
 
 /**
  * Service configuration, read once from the environment. Every bad value is reported together,
@@ -13,6 +15,8 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** How often the PostgreSQL notification listener proves its connection alive, and how long it may take. */
+  databaseHeartbeat: HeartbeatOptions;
   masterKeys: string | undefined;
   logLevel: LogLevel;
   /** Lifetime of gateway access tokens issued by POST /oauth/token. */
@@ -23,6 +27,10 @@ export interface Config {
   headersTimeoutMs: number;
   /** Time a client has to send a JSON/form body once its headers are in (not proxied bodies). */
   bodyTimeoutMs: number;
+  /** Slowest a streamed body may arrive, averaged over each `bodyTimeoutMs`. */
+  bodyMinBytesPerSec: number;
+  /** Bounds on what one client address, and everyone together, may hold open. */
+  connections: ConnectionLimits;
   /** Largest proxied request body held in memory so it can be sent again after a 401 and a refresh. */
   proxyReplayLimitBytes: number;
   /** How long in-flight requests may take to finish on shutdown. */
@@ -76,13 +84,26 @@ export const CONFIG_VARIABLES = {
   PORTICO_PUBLIC_URL: 'URL where applications and browsers reach Portico. Default http://localhost:8080.',
   PORTICO_DATA_DIR: 'Directory of the embedded database and generated key. Default ./.portico.',
   DATABASE_URL: 'postgres:// URL; when set, PostgreSQL is used instead of the embedded database.',
+  PORTICO_DB_HEARTBEAT_INTERVAL_MS:
+    'How often each replica proves its PostgreSQL notification connection alive (100–60000). Default 2000.',
+  PORTICO_DB_HEARTBEAT_TIMEOUT_MS:
+    'How long that proof may take before the connection is presumed dead and reopened (100–60000). Default 3000.',
   PORTICO_MASTER_KEY: 'Comma-separated base64 32-byte keys; the first seals, all open.',
   PORTICO_LOG_LEVEL: `One of ${LOG_LEVELS.join(', ')}. Default info.`,
   PORTICO_ACCESS_TOKEN_TTL: 'Lifetime of gateway access tokens in seconds (60–86400). Default 3600.',
   PORTICO_BODY_LIMIT: 'Largest JSON request body in bytes. Default 1048576.',
   PORTICO_HEADERS_TIMEOUT_MS: 'Time a client has to send its request headers (1000–300000). Default 10000.',
   PORTICO_BODY_TIMEOUT_MS:
-    'Time a client has to send a JSON or form body after its headers (1000–300000), and a proxied body held for a replay (PORTICO_PROXY_REPLAY_LIMIT); larger proxied bodies are bounded by PORTICO_UPSTREAM_IDLE_TIMEOUT_MS instead. Default 10000.',
+    'Time a client has to send a JSON or form body after its headers (1000–300000), a proxied body held for a replay (PORTICO_PROXY_REPLAY_LIMIT) and an HTTP/2 request body; also the window over which streamed bodies are held to PORTICO_BODY_MIN_BYTES_PER_SEC. Default 10000.',
+  PORTICO_BODY_MIN_BYTES_PER_SEC:
+    'Slowest a streamed body (a large proxied upload, an upload to the sandbox) may arrive, bytes per second averaged over each PORTICO_BODY_TIMEOUT_MS (1–1000000000); a slower one is cut. Default 1024.',
+  PORTICO_MAX_CONNECTIONS_PER_ADDRESS:
+    'Open connections one client address (an IPv6 /64) may hold, any protocol (0–1000000, 0: no bound); more are answered 429 and closed. Default 512.',
+  PORTICO_HTTP2_MAX_STREAMS: 'Concurrent streams per HTTP/2 session (1–10000). Default 100.',
+  PORTICO_HTTP2_MAX_SESSIONS_PER_ADDRESS:
+    'HTTP/2 sessions one client address may hold (1–100000); more are refused with GOAWAY. Default 32.',
+  PORTICO_HTTP2_MAX_SESSIONS:
+    'HTTP/2 sessions altogether (1–1000000); more are refused with GOAWAY. Default 512.',
   PORTICO_PROXY_REPLAY_LIMIT:
     'Largest proxied request body in bytes (0–16777216) held in memory until the provider answers, so that a 401 can be answered by refreshing the token and sending it again; larger and chunked bodies stream through as they arrive. Default 65536.',
   PORTICO_SHUTDOWN_GRACE_MS: 'Time in-flight requests get to finish on shutdown. Default 10000.',
@@ -141,6 +162,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const shutdownGraceMs = int('PORTICO_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000);
   const headersTimeoutMs = int('PORTICO_HEADERS_TIMEOUT_MS', 10_000, 1000, 300_000);
   const bodyTimeoutMs = int('PORTICO_BODY_TIMEOUT_MS', 10_000, 1000, 300_000);
+  // A floor no real link is under (8 kbit/s) that still ends a trickle of a byte a second.
+  const bodyMinBytesPerSec = int('PORTICO_BODY_MIN_BYTES_PER_SEC', 1024, 1, 1_000_000_000);
+  const connections: ConnectionLimits = {
+    // Above what one application's connection pool opens; a reverse proxy in front may need more.
+    perAddress: int('PORTICO_MAX_CONNECTIONS_PER_ADDRESS', 512, 0, 1_000_000),
+    http2Streams: int('PORTICO_HTTP2_MAX_STREAMS', 100, 1, 10_000),
+    // A gRPC client keeps one session; these leave room for many processes per host.
+    http2SessionsPerAddress: int('PORTICO_HTTP2_MAX_SESSIONS_PER_ADDRESS', 32, 1, 100_000),
+    http2Sessions: int('PORTICO_HTTP2_MAX_SESSIONS', 512, 1, 1_000_000),
+  };
   // JSON bodies fit; file uploads stream: a held upload outlives V8's young-generation collections,
   // and the full collections its memory then forces added 0.35–0.8 ms to a 1 MiB upload that
   // costs 1.2–1.4 ms streamed (bench:proxy).
@@ -240,6 +271,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const databaseHeartbeat = {
+    intervalMs: int('PORTICO_DB_HEARTBEAT_INTERVAL_MS', DEFAULT_HEARTBEAT.intervalMs, 100, 60_000),
+    timeoutMs: int('PORTICO_DB_HEARTBEAT_TIMEOUT_MS', DEFAULT_HEARTBEAT.timeoutMs, 100, 60_000),
+  };
+
   const logLevel = (env.PORTICO_LOG_LEVEL?.trim() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`PORTICO_LOG_LEVEL="${logLevel}" is not a level; use one of ${LOG_LEVELS.join(', ')}.`);
@@ -267,12 +303,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     dataDir: path.resolve(env.PORTICO_DATA_DIR?.trim() || '.portico'),
     databaseUrl,
+    databaseHeartbeat,
     masterKeys,
     logLevel,
     accessTokenTtlSeconds,
     bodyLimitBytes,
     headersTimeoutMs,
     bodyTimeoutMs,
+    bodyMinBytesPerSec,
+    connections,
     proxyReplayLimitBytes,
     shutdownGraceMs,
     sandbox,

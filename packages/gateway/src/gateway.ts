@@ -90,9 +90,14 @@ export function embeddedDataPath(config: Config): string {
  * The configured store. The embedded one is locked to this process while open (see
  * ./store/data-dir-lock.ts); a second process gets DataDirInUseError instead of losing writes.
  */
-export async function openStore(config: Config, schema?: string): Promise<Database> {
+export async function openStore(config: Config, schema?: string, logger?: Logger): Promise<Database> {
   if (config.databaseUrl) {
-    return openDatabase({ url: config.databaseUrl, ...(schema ? { schema } : {}) });
+    return openDatabase({
+      url: config.databaseUrl,
+      heartbeat: config.databaseHeartbeat,
+      logger,
+      ...(schema ? { schema } : {}),
+    });
   }
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const release = await lockDataDir(config.dataDir);
@@ -129,7 +134,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       'PORTICO_MASTER_KEY is not set: stored secrets are sealed with a key kept in the data directory. Set PORTICO_MASTER_KEY for production.',
     );
   }
-  const db = overrides.db ?? (await openStore(config, overrides.schema));
+  const db = overrides.db ?? (await openStore(config, overrides.schema, logger));
   try {
     const migrated = await migrate(db);
     if (migrated.applied.length) logger.info({ applied: migrated.applied }, 'database migrated');
@@ -232,6 +237,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       bodyLimitBytes: config.bodyLimitBytes,
       headersTimeoutMs: config.headersTimeoutMs,
       bodyTimeoutMs: config.bodyTimeoutMs,
+      bodyMinBytesPerSec: config.bodyMinBytesPerSec,
+      connections: config.connections,
       proxyReplayLimitBytes: config.proxyReplayLimitBytes,
       tls: config.tls,
       secureCookies: config.publicUrl.startsWith('https:'),

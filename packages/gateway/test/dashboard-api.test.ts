@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapStore } from '../src/auth/bootstrap.js';
+import { AdminService } from '../src/dashboard/admins.js';
 import { adminsCommand } from '../src/dashboard/admins-command.js';
 import { EVENT_TYPES } from '../src/events/types.js';
 import { DASHBOARD_UI } from '../src/http/dashboard/pages.js';
+import { migrate } from '../src/store/migrate.js';
+import { MIGRATIONS } from '../src/store/migrations.js';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -23,6 +28,8 @@ async function signIn(t: TestGateway, username: string, password: string): Promi
     body: JSON.stringify({ username, password }),
   });
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 async function session(t: TestGateway, username: string, password: string): Promise<Session> {
   const res = await signIn(t, username, password);
@@ -96,6 +103,23 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
       headers: { cookie: s.cookie, 'x-csrf-token': s.csrf, connection_name: 'x', identifier: 'y' },
     });
     expect(proxied.status).toBe(401);
+  });
+
+  it('stores only hashes of the session: the CSRF token is not in the store, nor does its hash pass for it', async () => {
+    const s = await session(t, admin.username, admin.password);
+    const other = await session(t, admin.username, admin.password);
+    const rows = await t.db.query<Record<string, unknown>>('SELECT * FROM admin_sessions');
+    expect(JSON.stringify(rows)).not.toContain(s.csrf);
+    expect(JSON.stringify(rows)).not.toContain(s.cookie.split('=')[1]);
+    expect(rows.map((r) => r.csrf_token_hash)).toContain(sha256(s.csrf));
+    for (const csrf of [sha256(s.csrf), other.csrf, `${s.csrf}x`, s.csrf.slice(1)]) {
+      const res = await asAdmin({ ...s, csrf }, '/api/v1/connections');
+      expect(res.status, csrf).toBe(403);
+    }
+    // After a reload the page asks for the token again, and gets the same one.
+    const me = await fetch(`${t.url}/api/v1/admin/session`, { headers: { cookie: s.cookie } });
+    expect(((await me.json()) as { csrf_token: string }).csrf_token).toBe(s.csrf);
+    expect((await asAdmin(s, '/api/v1/connections')).status).toBe(200);
   });
 
   it('refuses a sign-in a cross-site form could send', async () => {
@@ -257,6 +281,41 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
     expect((await fetch(`${t.url}/dashboard/../package.json`)).status).toBe(404);
+  });
+});
+
+describe.each(BACKENDS)('dashboard sessions across the CSRF-hash upgrade ($name)', (backend) => {
+  it('signs out the sessions signed in before it (their plaintext tokens are gone); new ones work', async () => {
+    const upgrade = MIGRATIONS.find((m) => m.name === 'admin-session-csrf-hash')!;
+    const db = await backend.open();
+    try {
+      await migrate(
+        db,
+        MIGRATIONS.filter((m) => m.version < upgrade.version),
+      );
+      const { environment } = await bootstrapStore(db);
+      const admins = new AdminService(db);
+      const { password } = await admins.create(environment.id, 'before-upgrade');
+      const cookie = 'a-cookie-from-before-the-upgrade';
+      await db.query(
+        `INSERT INTO admin_sessions (token_hash, admin_id, csrf_token, expires_at)
+         SELECT $1, id, 'a-plaintext-csrf-token', now() + interval '1 hour' FROM admin_users WHERE username = 'before-upgrade'`,
+        [sha256(cookie)],
+      );
+
+      expect((await migrate(db)).applied).toContain(upgrade.version);
+      expect(await db.query('SELECT * FROM admin_sessions')).toEqual([]);
+      expect(await admins.session(cookie)).toBeUndefined();
+      await expect(admins.authenticate(cookie, 'a-plaintext-csrf-token')).rejects.toMatchObject({
+        code: 'unauthenticated',
+      });
+      const signedIn = await admins.signIn('before-upgrade', password, '127.0.0.1');
+      await expect(admins.authenticate(signedIn.sessionToken, signedIn.csrfToken)).resolves.toMatchObject({
+        username: 'before-upgrade',
+      });
+    } finally {
+      await db.close();
+    }
   });
 });
 

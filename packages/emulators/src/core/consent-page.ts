@@ -9,6 +9,21 @@ export function escapeHtml(value: string): string {
     .replace(/'/g, '&#39;');
 }
 
+/**
+ * Headers of every HTML page the emulators serve (plugin.ts adds them). No site may frame a page: the
+ * consent page's Allow button inside another site's iframe would be clickjacking. The policy lets
+ * the inline stylesheet apply and nothing load or run; form-action stays open because the consent
+ * form's answer redirects to the client's redirect URI on another origin, and browsers check
+ * form-action against redirects too. No Referer: the authorize URL carries the client's state.
+ */
+export const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.3rem}code{background:#f3f3f3;padding:0 .25rem}fieldset{border:1px solid #ccc;margin:1rem 0}
 label{display:block;margin:.3rem 0}button{font-size:1rem;padding:.4rem 1rem;margin-right:.5rem}

@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
+import { PAGE_HEADERS } from './consent-page.js';
 import { registerControlRoutes } from './control-routes.js';
 import { requestHook } from './fault-hook.js';
 import { type EmulatorControl, EmulatorHost } from './host.js';
@@ -38,6 +39,13 @@ export const emulatorsPlugin: FastifyPluginAsync<EmulatorsPluginOptions> = async
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
     await app.register(formbody, { bodyLimit: DEFAULT_BODY_LIMIT });
   }
+
+  // Consent and error pages, and Drive's HTML exports: any HTML this scope answers.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('text/html')) reply.headers(PAGE_HEADERS);
+    done(null, payload);
+  });
 
   for (const runtime of host.runtimes.values()) {
     await app.register(

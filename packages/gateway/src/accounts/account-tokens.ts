@@ -184,7 +184,8 @@ export class AccountTokens {
    */
   async forIdentity(environmentId: string, identifier: string, provider: ProviderKey): Promise<Credential> {
     const key = `${environmentId}\u0000${identifier}\u0000${provider}`;
-    const known = this.byIdentity.get(key);
+    // While the listener is unconfirmed, another account may have been connected or removed unheard.
+    const known = this.deps.db.listening() ? this.byIdentity.get(key) : undefined;
     if (known) return this.fresh(known) ?? this.forAccount(known);
     const accounts = await listAccounts(this.deps.db, environmentId, { identifier, provider, limit: 20 });
     const active = accounts.filter((a) => a.status === 'ACTIVE');

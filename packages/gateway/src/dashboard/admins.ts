@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FailureThrottle, holdBackWrongAnswer } from '../auth/failure-throttle.js';
 import { Problem } from '../errors/problem.js';
 import {
@@ -40,6 +40,7 @@ export interface SignedIn {
   username: string;
   /** The cookie's value: only its hash is stored. */
   sessionToken: string;
+  /** Derived from the cookie's value (csrfTokenOf); only its hash is stored. */
   csrfToken: string;
   expiresAt: Date;
 }
@@ -54,15 +55,25 @@ export interface AdminSession {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/**
+ * A session's CSRF token: an HMAC of the cookie's value. The page must be able to ask for it again
+ * after a reload (GET /api/v1/admin/session), yet the store keeps only its hash, so it is derived
+ * from the one secret each request brings (the HttpOnly cookie), which another site's page can
+ * make the browser send but never read.
+ */
+const csrfTokenOf = (sessionToken: string) =>
+  createHmac('sha256', sessionToken).update('portico dashboard csrf token').digest('base64url');
+
+/** Whether a token matches a stored SHA-256 hash, in constant time (the hashes have one length). */
+function matchesHash(token: string, hash: string): boolean {
+  const given = Buffer.from(hashToken(token), 'hex');
+  const stored = Buffer.from(hash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored);
 }
 
 /**
  * Dashboard operators: accounts (scrypt password hashes), sign-in with lockout, and sessions (a
- * random cookie value whose hash is stored, plus a CSRF token the page must echo in a header).
+ * random cookie value and a CSRF token the page must echo in a header; only their hashes are stored).
  */
 export class AdminService {
   /** Guessing from one address across many usernames is slowed here (per process). */
@@ -113,12 +124,12 @@ export class AdminService {
     this.byAddress.succeed(address);
     await recordSignIn(this.db, admin.id);
     const sessionToken = randomBytes(32).toString('base64url');
-    const csrfToken = randomBytes(32).toString('base64url');
+    const csrfToken = csrfTokenOf(sessionToken);
     const expiresAt = new Date(Date.now() + SESSION_TTL_SECONDS * 1000);
     await insertAdminSession(this.db, {
       token_hash: hashToken(sessionToken),
       admin_id: admin.id,
-      csrf_token: csrfToken,
+      csrf_token_hash: hashToken(csrfToken),
       expires_at: expiresAt,
     });
     return { username: admin.username, sessionToken, csrfToken, expiresAt };
@@ -158,15 +169,20 @@ export class AdminService {
 
   /** The live session a cookie value names, or undefined. */
   async session(sessionToken: string): Promise<AdminSession | undefined> {
+    return (await this.find(sessionToken))?.session;
+  }
+
+  private async find(sessionToken: string) {
     const row = await findAdminSession(this.db, hashToken(sessionToken));
     if (!row) return undefined;
-    return {
+    const session: AdminSession = {
       adminId: row.admin_id,
       username: row.username,
       environmentId: row.environment_id,
-      csrfToken: row.csrf_token,
+      csrfToken: csrfTokenOf(sessionToken),
       expiresAt: row.expires_at,
     };
+    return { session, csrfTokenHash: row.csrf_token_hash };
   }
 
   /**
@@ -174,20 +190,20 @@ export class AdminService {
    * site can make the browser send the cookie, but cannot read the token to put in the header.
    */
   async authenticate(sessionToken: string, csrfHeader: string | undefined): Promise<AdminSession> {
-    const session = await this.session(sessionToken);
-    if (!session) {
+    const found = await this.find(sessionToken);
+    if (!found) {
       throw new Problem(
         'unauthenticated',
         'The dashboard session has expired or was signed out; sign in again at /dashboard.',
       );
     }
-    if (!csrfHeader || !sameText(csrfHeader, session.csrfToken)) {
+    if (!csrfHeader || !matchesHash(csrfHeader, found.csrfTokenHash)) {
       throw new Problem(
         'csrf_failed',
         'A request authenticated by the dashboard session cookie must carry the session’s CSRF token in the X-CSRF-Token header (GET /api/v1/admin/session returns it).',
       );
     }
-    return session;
+    return found.session;
   }
 
   async signOut(sessionToken: string): Promise<void> {

@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   admin_exists: { status: 409, title: 'Admin account already exists' },
   client_not_found: { status: 404, title: 'Gateway client not found' },
   not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
   connection_not_found: { status: 404, title: 'Connection not found' },
   connection_exists: { status: 409, title: 'Connection already exists' },
   account_exists: { status: 409, title: 'Connected account already exists' },

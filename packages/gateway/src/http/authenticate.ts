@@ -40,6 +40,33 @@ export function knownPrincipal(
 }
 
 /**
+ * The principal of an Authorization header carrying a valid gateway access token from a client
+ * that is not revoked; otherwise a 401 Problem saying what is wrong.
+ */
+export async function bearerPrincipal(
+  tokens: AccessTokenIssuer,
+  clients: ClientStatusCache,
+  header: string | undefined,
+): Promise<Principal> {
+  if (!header) {
+    throw unauthenticated(
+      'Send "Authorization: Bearer <access token>"; get a token from POST /oauth/token with your client_id and client_secret.',
+    );
+  }
+  if (header.includes(',')) {
+    throw unauthenticated('Send exactly one Authorization header.');
+  }
+  const token = BEARER.exec(header)?.[1];
+  if (!token) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
+  const result = await tokens.verify(token);
+  if (!result.ok) throw unauthenticated(result.reason);
+  if (!(await clients.isActive(result.claims.clientId))) {
+    throw unauthenticated('The client behind this access token has been revoked; use another client.');
+  }
+  return result.claims;
+}
+
+/**
  * The onRequest hook guarding /api/v1 and /proxy: a valid gateway access token from a client that
  * is not revoked, or (on /api/v1, when `admins` is given) a dashboard session cookie together with
  * its CSRF token. Client status comes from a cache that revocation clears in every process (no row
@@ -59,22 +86,7 @@ export function bearerAuthentication(
       req.principal = { clientId: admin.adminId, environmentId: admin.environmentId };
       return;
     }
-    if (!header) {
-      throw unauthenticated(
-        'Send "Authorization: Bearer <access token>"; get a token from POST /oauth/token with your client_id and client_secret.',
-      );
-    }
-    if (header.includes(',')) {
-      throw unauthenticated('Send exactly one Authorization header.');
-    }
-    const token = BEARER.exec(header)?.[1];
-    if (!token) throw unauthenticated('The Authorization header must be "Bearer <access token>".');
-    const result = await tokens.verify(token);
-    if (!result.ok) throw unauthenticated(result.reason);
-    if (!(await clients.isActive(result.claims.clientId))) {
-      throw unauthenticated('The client behind this access token has been revoked; use another client.');
-    }
-    req.principal = result.claims;
+    req.principal = await bearerPrincipal(tokens, clients, header);
   }
 
   return function authenticate(

@@ -171,16 +171,25 @@ export function clientErrorHandler(requestId: () => string) {
         `The HTTP request could not be parsed (${error.code ?? 'parse error'}); check the request line and header syntax.`,
       );
     }
-    const body = JSON.stringify(problem.toBody(requestId()));
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-          `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      );
-    }
+    if (socket.writable) socket.write(rawProblemResponse(problem, requestId()));
     lingeringClose(socket);
   };
+}
+
+/**
+ * A whole HTTP/1.1 answer carrying a problem, with `Connection: close`, for a socket no request
+ * object stands for (a request the parser refused, a connection refused before its request).
+ */
+export function rawProblemResponse(problem: Problem, requestId: string): string {
+  const body = JSON.stringify(problem.toBody(requestId));
+  const headers = Object.entries(problemHeaders(problem))
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${headers}Connection: close\r\n\r\n${body}`
+  );
 }
 
 /** How long a closing connection keeps reading what the client still sends (nginx: 5 s). */
@@ -192,7 +201,8 @@ const LINGER_MS = 2000;
  * client closes too, for LINGER_MS at most. Destroying the socket with unread bytes would reset the
  * connection, and a client still sending would see the reset instead of the answer.
  */
-function lingeringClose(socket: Socket): void {
+export function lingeringClose(socket: Socket): void {
+  if (socket.destroyed) return;
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));

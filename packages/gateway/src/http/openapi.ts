@@ -2,7 +2,24 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_PREFIX } from '../sandbox/sandbox.js';
+import { contentSecurityPolicy, pageHeaders } from './page-headers.js';
 import { PORTICO_VERSION } from './version.js';
+
+/**
+ * Swagger UI's scripts, styles and logo come from its own files under /docs (a data: URI for the
+ * logo); it also sets an inline style, and "Try it out" calls the API on this origin. No site may
+ * frame it.
+ */
+const DOCS_HEADERS = pageHeaders(
+  contentSecurityPolicy(
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "form-action 'self'",
+  ),
+);
 
 interface RegisteredRoute {
   method: string;
@@ -74,6 +91,12 @@ export async function registerApiDescription(app: FastifyInstance): Promise<void
       ...(route ? { route } : {}),
     }),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(async (docs) => {
+    docs.addHook('onSend', (_req, reply, payload, done) => {
+      reply.headers(DOCS_HEADERS);
+      done(null, payload);
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -14,7 +14,8 @@ export interface AdminRow {
 export interface AdminSessionRow {
   token_hash: string;
   admin_id: string;
-  csrf_token: string;
+  /** SHA-256 (hex) of the session's CSRF token. */
+  csrf_token_hash: string;
   expires_at: Date;
   created_at: Date;
 }
@@ -68,11 +69,11 @@ export async function recordSignIn(db: Queryable, id: string): Promise<void> {
 
 export async function insertAdminSession(
   db: Queryable,
-  row: Pick<AdminSessionRow, 'token_hash' | 'admin_id' | 'csrf_token' | 'expires_at'>,
+  row: Pick<AdminSessionRow, 'token_hash' | 'admin_id' | 'csrf_token_hash' | 'expires_at'>,
 ): Promise<void> {
   await db.query(
-    'INSERT INTO admin_sessions (token_hash, admin_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)',
-    [row.token_hash, row.admin_id, row.csrf_token, row.expires_at],
+    'INSERT INTO admin_sessions (token_hash, admin_id, csrf_token_hash, expires_at) VALUES ($1, $2, $3, $4)',
+    [row.token_hash, row.admin_id, row.csrf_token_hash, row.expires_at],
   );
 }
 

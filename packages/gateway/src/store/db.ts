@@ -5,8 +5,21 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
+import {
+  addHandler,
+  DEFAULT_HEARTBEAT,
+  destroySocket,
+  type Handlers,
+  type HeartbeatOptions,
+  KEEPALIVE_IDLE_MS,
+  NotificationListener,
+} from './pg-listener.js';
+import { quoteIdent } from './quote.js';
 import { isEmptyDir, readStoreTemplate } from './template.js';
+
+export { quoteIdent };
 
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
@@ -31,7 +44,11 @@ export interface Database extends Queryable {
    * and is back. Caches that NOTIFY keeps fresh must forget everything then.
    */
   onNotificationsMissed(handler: () => void): void;
-  /** False while the listening connection is down (notifications are being missed). */
+  /**
+   * False while notifications may be going unheard: the listening connection is down, reconnecting,
+   * or has not proved itself within its heartbeat deadline. Caches kept fresh by NOTIFY read through
+   * to the database meanwhile.
+   */
   listening(): boolean;
   close(): Promise<void>;
 }
@@ -44,6 +61,10 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to work in (tests isolate themselves this way). Created if missing. */
   schema?: string;
   poolSize?: number;
+  /** How the PostgreSQL notification listener proves its connection alive (DEFAULT_HEARTBEAT). */
+  heartbeat?: HeartbeatOptions | undefined;
+  /** Where the listener reports losing and regaining its connection. */
+  logger?: Logger | undefined;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -147,81 +168,47 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await admin.end();
     }
   }
+  const connection = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
   const pool = new Pool({
-    connectionString: url,
+    ...connection,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const handlers: Handlers = new Map();
-  const missed: Array<() => void> = [];
-  let listener: pg.Client | undefined;
-  let connecting: Promise<void> | undefined;
-  let closed = false;
-  let lost = false;
-  let attempt = 0;
-  /**
-   * The one connection that LISTENs. When it is lost, reconnect with backoff (0.25 s doubling to
-   * 10 s) until it is back, then tell the caches: whatever was notified meanwhile never arrived.
-   */
-  const connectListener = (): Promise<void> => {
-    connecting ??= (async () => {
-      const client = new Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-      client.on('notification', (msg) => {
-        for (const handler of handlers.get(msg.channel) ?? []) handler(msg.payload ?? '');
-      });
-      const onLost = () => {
-        if (listener !== client) return;
-        listener = undefined;
-        lost = true;
-        client.end().catch(() => {});
-        scheduleReconnect();
-      };
-      client.on('error', onLost);
-      client.on('end', onLost);
-      try {
-        await client.connect();
-        for (const channel of handlers.keys()) await client.query(`LISTEN ${quoteIdent(channel)}`);
-      } catch (error) {
-        client.end().catch(() => {});
-        throw error;
+  // When each pooled connection was opened, so the ones that shared a dead listener's path can go.
+  const openedAt = new Map<pg.PoolClient, number>();
+  pool.on('connect', (client) => openedAt.set(client, Date.now()));
+  pool.on('remove', (client) => openedAt.delete(client));
+  const listener = new NotificationListener({
+    Client,
+    config: connection,
+    heartbeat: options.heartbeat ?? DEFAULT_HEARTBEAT,
+    logger: options.logger,
+    // A pooled connection on a dead path would hang its next statement forever (pg has no read
+    // timeout): idle or busy, it is closed now, which fails a waiting statement with a 503.
+    onSilent(since) {
+      let dropped = 0;
+      for (const [client, at] of openedAt) {
+        if (at > since) continue;
+        openedAt.delete(client);
+        destroySocket(client);
+        dropped++;
       }
-      listener = client;
-      attempt = 0;
-      if (lost) {
-        lost = false;
-        for (const handler of missed) handler();
-      }
-    })().finally(() => {
-      connecting = undefined;
-    });
-    return connecting;
-  };
-  const scheduleReconnect = () => {
-    if (closed) return;
-    const delay = Math.min(10_000, 250 * 2 ** attempt++);
-    setTimeout(() => {
-      if (closed || listener) return;
-      connectListener().catch(() => {
-        lost = true;
-        scheduleReconnect();
-      });
-    }, delay).unref();
-  };
+      if (dropped)
+        options.logger?.warn(
+          { connections: dropped },
+          'closed pooled connections opened before the listener fell silent',
+        );
+    },
+  });
   return {
     kind: 'postgres',
-    async listen(channel, handler) {
-      addHandler(handlers, channel, handler);
-      if (!listener) await connectListener();
-      // (Again when a connection made meanwhile listed its channels before this one was added.)
-      await listener?.query(`LISTEN ${quoteIdent(channel)}`);
-    },
-    onNotificationsMissed(handler) {
-      missed.push(handler);
-    },
-    listening: () => listener !== undefined,
+    listen: (channel, handler) => listener.listen(channel, handler),
+    onNotificationsMissed: (handler) => listener.onNotificationsMissed(handler),
+    listening: () => listener.healthy(),
     async notify(channel, payload, tx) {
       if (tx) await tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
       else await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
@@ -229,8 +216,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     async query<R>(sql: string, params?: unknown[]) {
       try {
         const result = await pool.query(sql, params as unknown[]);
-        // The database answers again: listen again now rather than at the next backoff step.
-        if (lost && !connecting && !closed) connectListener().catch(() => {});
+        listener.retryNow();
         return result.rows as R[];
       } catch (error) {
         throw unavailableOr(error);
@@ -240,6 +226,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       const client = await pool.connect().catch((error: unknown) => {
         throw unavailableOr(error);
       });
+      // Checked out, a client has no error listener of the pool's: a connection that dies meanwhile
+      // (a cut, or closed by onSilent) would throw its 'error' event and end the process. The waiting
+      // statement fails all the same, and release() drops the connection.
+      const ignore = () => {};
+      client.on('error', ignore);
       try {
         await client.query('BEGIN');
         const value = await fn({
@@ -253,6 +244,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         await client.query('ROLLBACK').catch(() => {});
         throw unavailableOr(error);
       } finally {
+        client.off('error', ignore);
         client.release();
       }
     },
@@ -260,8 +252,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await pool.query('SELECT 1');
     },
     async close() {
-      closed = true;
-      await listener?.end().catch(() => {});
+      await listener.close();
       await pool.end();
     },
   };
@@ -338,17 +329,4 @@ function unavailableOr(error: unknown): unknown {
     retryAfterMs: 1000,
     cause: error,
   });
-}
-
-export function quoteIdent(name: string): string {
-  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`unsafe SQL identifier: ${name}`);
-  return `"${name}"`;
-}
-
-type Handlers = Map<string, Set<(payload: string) => void>>;
-
-function addHandler(handlers: Handlers, channel: string, handler: (payload: string) => void): void {
-  const set = handlers.get(channel) ?? new Set();
-  set.add(handler);
-  handlers.set(channel, set);
 }

@@ -291,4 +291,15 @@ ALTER TABLE authorization_requests ADD COLUMN verified_at timestamptz;
 ALTER TABLE environments ADD COLUMN redirect_url_allowlist text[];
 `,
   },
+  {
+    version: 12,
+    name: 'admin-session-csrf-hash',
+    sql: `
+-- A session's CSRF token is no longer kept as it is, only its SHA-256: the token is now derived from
+-- the session cookie's value, which the store never held. Sessions signed in before cannot be
+-- carried over, so they are signed out: their browsers are sent back to the sign-in page.
+DELETE FROM admin_sessions;
+ALTER TABLE admin_sessions RENAME COLUMN csrf_token TO csrf_token_hash;
+`,
+  },
 ];

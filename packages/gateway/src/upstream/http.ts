@@ -1,6 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import type { Agent, Dispatcher } from 'undici';
 import { Problem } from '../errors/problem.js';
+import { readAnswerAfterFailedWrite } from './early-answers.js';
 import { loadUndici, UNDICI_ERRORS } from './undici.js';
 
 /**
@@ -90,9 +91,15 @@ export class UpstreamHttp {
   /** The pooled agent, made at the first request (see ./undici.ts). */
   private loadAgent(): Promise<Agent> {
     const options = this.options;
-    this.agentLoading ??= loadUndici().then(({ Agent }) => {
+    this.agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
+      const connect = buildConnector({ timeout: options.connectTimeoutMs });
       this.agent = new Agent({
-        connect: { timeout: options.connectTimeoutMs },
+        // Every socket reads a provider's early answer even when the rest of an upload fails to go out.
+        connect: (target, callback) =>
+          connect(target, (...args) => {
+            if (args[1]) readAnswerAfterFailedWrite(args[1]);
+            callback(...args);
+          }),
         headersTimeout: options.firstByteTimeoutMs,
         bodyTimeout: options.idleTimeoutMs,
         keepAliveTimeout: 30_000,

@@ -21,6 +21,7 @@ export const PROBLEM_CODES = {
   admin_exists: { status: 409, retryable: false },
   client_not_found: { status: 404, retryable: false },
   not_found: { status: 404, retryable: false },
+  method_not_allowed: { status: 405, retryable: false },
   connection_not_found: { status: 404, retryable: false },
   connection_exists: { status: 409, retryable: false },
   account_exists: { status: 409, retryable: false },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
 /** The front end: static files, no build step (packages/gateway/dashboard-ui). */
 export const DASHBOARD_UI = fileURLToPath(new URL('../../../dashboard-ui/', import.meta.url));
@@ -12,22 +13,17 @@ export const DASHBOARD_UI = fileURLToPath(new URL('../../../dashboard-ui/', impo
  * Scripts, styles and images only from the gateway itself; nothing inline, no frames, no plugins.
  * The UI builds its DOM with textContent, so an injected string stays text.
  */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
 const SECURITY_HEADERS = {
-  'content-security-policy': CONTENT_SECURITY_POLICY,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
+  ...pageHeaders(
+    contentSecurityPolicy(
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "form-action 'self'",
+    ),
+  ),
   'cross-origin-opener-policy': 'same-origin',
 };
 

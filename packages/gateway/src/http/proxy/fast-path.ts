@@ -8,7 +8,8 @@ import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../prox
 import type { UpstreamResponse } from '../../upstream/http.js';
 import { knownPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
-import { closeIfAnsweredEarly, proxyBody } from './body.js';
+import { closeIfAnsweredEarly } from '../request-body.js';
+import { type ProxyBodyLimits, proxyBody } from './body.js';
 import { relay } from './relay.js';
 
 export interface FastProxyDeps {
@@ -23,10 +24,7 @@ export interface FastProxyDeps {
   logsRequests(): boolean;
   closing(): boolean;
   metrics: GatewayMetrics;
-  /** Bodies up to this length are held for a replay (PORTICO_PROXY_REPLAY_LIMIT)... */
-  replayLimitBytes: number;
-  /** ...and must arrive within this long of their headers (PORTICO_BODY_TIMEOUT_MS). */
-  bodyTimeoutMs: number;
+  body: ProxyBodyLimits;
 }
 
 const METHODS = new Set(PROXY_METHODS);
@@ -61,9 +59,7 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     let exchanged: Promise<UpstreamResponse>;
     if (hasBody(req.headers)) {
       closeIfAnsweredEarly(req, res);
-      exchanged = proxyBody(req.headers, req, deps.bodyTimeoutMs, deps.replayLimitBytes).then((body) =>
-        proxy.exchange(prepared, body),
-      );
+      exchanged = proxyBody(req.headers, req, deps.body).then((body) => proxy.exchange(prepared, body));
     } else {
       exchanged = proxy.exchange(prepared, null);
     }

@@ -1,18 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
+import { PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
-import { closeIfAnsweredEarly, proxyBody } from './body.js';
+import { type ProxyBodyLimits, proxyBody } from './body.js';
 import { relay } from './relay.js';
 
 /**
  * The proxy scope: no body parsing at all (the raw request stream is forwarded as it arrives), so
  * no body limit applies and nothing is buffered beyond what the proxy itself decides. Requests the
  * fast path (./fast-path.ts) cannot serve without waiting come here: first use of a token or an
- * account, a problem to report.
+ * account, a problem to report. An answer given before the body is in (a 401 from the scope's
+ * authentication included) closes the connection: the app's body hook sees to it for every route.
  */
 export async function proxyRoutes(
   app: FastifyInstance,
-  opts: { proxy: ProxyService; bodyTimeoutMs: number; replayLimitBytes: number },
+  opts: { proxy: ProxyService; body: ProxyBodyLimits },
 ): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -21,14 +22,10 @@ export async function proxyRoutes(
     url: '/*',
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply) => {
-      if (hasBody(req.headers)) closeIfAnsweredEarly(req.raw, reply.raw);
       const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
       // Validated before anything is read from the body or sent anywhere.
       const prepared = await opts.proxy.prepare(call);
-      const response = await opts.proxy.exchange(
-        prepared,
-        await proxyBody(req.headers, req.raw, opts.bodyTimeoutMs, opts.replayLimitBytes),
-      );
+      const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw, opts.body));
       reply.hijack();
       try {
         relay(reply.raw, response, String(req.id), req.server.log);

@@ -9,10 +9,20 @@ export interface StoreReadiness {
   readonly kind: string;
   /** Resolves when the store answers a trivial query. */
   ping(): Promise<void>;
-  /** False while the notification listener is down (other replicas' revocations are missed). */
+  /**
+   * False while the notification listener is down or unconfirmed (other replicas' revocations may
+   * go unheard, so NOTIFY-kept caches are bypassed).
+   */
   listening(): boolean;
 }
 
+/**
+ * /readyz: 503 when the database does not answer. A degraded notification listener is 200 with
+ * `status: "degraded"` and `listener: "degraded"`: the replica still answers correctly (its caches
+ * read through to the database meanwhile), only slower, and a load balancer acts on the status code
+ * alone. Taking it out of rotation would gain nothing, and at a database failover every replica's
+ * listener drops at once, which would take them all out.
+ */
 export async function healthRoutes(app: FastifyInstance, opts: { store: StoreReadiness }): Promise<void> {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
 
@@ -29,18 +39,24 @@ export async function healthRoutes(app: FastifyInstance, opts: { store: StoreRea
       throw new Problem(
         'service_unavailable',
         'The database is not reachable; check DATABASE_URL and the database server.',
+        { extensions: { listener: listenerState(opts.store) } },
       );
     } finally {
       clearTimeout(timer);
     }
-    if (!opts.store.listening()) {
-      // Revocations and deletions made on other replicas are not reaching this one.
-      throw new Problem(
-        'service_unavailable',
-        'The database notification listener is reconnecting; this replica may serve stale credentials until it is back.',
-        { retryAfterMs: 1000 },
-      );
+    if (listenerState(opts.store) === 'degraded') {
+      return {
+        status: 'degraded',
+        database: opts.store.kind,
+        listener: 'degraded',
+        detail:
+          'The database notification listener is reconnecting or unconfirmed; cached client status and credentials are re-read from the database until it is back.',
+      };
     }
     return { status: 'ready', database: opts.store.kind };
   });
+}
+
+function listenerState(store: StoreReadiness): 'ok' | 'degraded' {
+  return store.listening() ? 'ok' : 'degraded';
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { FlowError, type ResultPage, renderPage } from '../../authorization/pages.js';
 import type { AuthorizationService, BrowserBinding } from '../../authorization/service.js';
+import { PLAIN_PAGE_POLICY, pageHeaders } from '../page-headers.js';
 
 /**
  * HttpOnly (scripts never see it) and SameSite=Lax: sent on the provider's top-level redirect back
@@ -40,8 +41,7 @@ export async function hostedFlowRoutes(
     reply
       .code(result.status)
       .header('cache-control', 'no-store')
-      .header('referrer-policy', 'no-referrer')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+      .headers(pageHeaders(PLAIN_PAGE_POLICY))
       .type('text/html; charset=utf-8')
       .send(renderPage(result));
 

@@ -11,6 +11,7 @@ import {
 import { Problem } from '../../errors/problem.js';
 import type { McpServerDeps } from '../../mcp/server.js';
 import { bearerAuthentication } from '../authenticate.js';
+import { sendProblem } from '../errors.js';
 
 const MintBody = Type.Object(
   {
@@ -174,8 +175,20 @@ export async function mcpEndpointRoutes(
     }
   };
   app.post('/mcp', handler);
-  app.get('/mcp', handler);
-  app.delete('/mcp', handler);
+  // Stateless Streamable HTTP: no stream of server-initiated messages to open with GET and no
+  // session to end with DELETE, so both are 405 as the transport specifies (the SDK's transport
+  // would hold a GET open as an event stream that never carries anything).
+  const onlyPost = async (req: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply,
+      new Problem(
+        'method_not_allowed',
+        `This MCP server is stateless: it offers no event stream and no session to end; send JSON-RPC messages with POST, not ${req.method}.`,
+        { headers: { allow: 'POST' } },
+      ),
+    );
+  app.get('/mcp', onlyPost);
+  app.delete('/mcp', onlyPost);
 }
 
 function scopeFromHeaders(req: FastifyRequest): McpScope {
