@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
+import type { CalendarState } from './helpers/calendar-state.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import {
@@ -17,21 +18,6 @@ const ADA = '110000000000000000001';
 const ADA_EMAIL = 'ada.lovelace@example.com';
 const ALAN = '110000000000000000003';
 const IDENTIFIER = 'cal-user';
-
-interface StoredEvent {
-  resource: Record<string, unknown> & { id: string; status: string };
-}
-interface CalendarState {
-  byUser: Map<
-    string,
-    {
-      calendar: {
-        calendars: Map<string, { id: string; accessRole: string; summary: string }>;
-        events: Map<string, Map<string, StoredEvent>>;
-      };
-    }
-  >;
-}
 
 let t: TestGateway;
 

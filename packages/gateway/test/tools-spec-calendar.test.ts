@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
+import type { CalendarState } from './helpers/calendar-state.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { expectUpstreamError, notFound, toolHarness } from './helpers/tools.js';
@@ -11,22 +12,6 @@ const ADA = '110000000000000000001';
 const ADA_EMAIL = 'ada.lovelace@example.com';
 const GRACE_EMAIL = 'grace.hopper@example.com';
 const ID = 'spec-calendar-user';
-
-interface StoredEvent {
-  resource: Record<string, unknown> & { id: string; status: string };
-}
-interface CalendarState {
-  byUser: Map<
-    string,
-    {
-      calendar: {
-        calendars: Map<string, { id: string; accessRole: string; primary: boolean }>;
-        events: Map<string, Map<string, StoredEvent>>;
-        outbox: Array<{ to: string; eventId: string; kind: string }>;
-      };
-    }
-  >;
-}
 
 // biome-ignore lint/suspicious/noExplicitAny: results are asserted as loose JSON
 type Json = Record<string, any>;

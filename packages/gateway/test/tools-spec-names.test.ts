@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
+import type { CalendarState } from './helpers/calendar-state.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { expectNoUpstreamCall, toolHarness } from './helpers/tools.js';
@@ -23,17 +24,6 @@ interface NotionState {
     }
   >;
 }
-interface CalendarState {
-  byUser: Map<
-    string,
-    {
-      calendar: {
-        events: Map<string, Map<string, { resource: { id: string; attendees?: Array<{ email: string }> } }>>;
-      };
-    }
-  >;
-}
-
 describe.each(BACKENDS)('tools by the specification’s parameter names on $name', (backend) => {
   let t: TestGateway;
   const { control, run, expectInvalid } = toolHarness({ gateway: () => t, identifier: ID });
