@@ -3,7 +3,17 @@ export type { CountersSnapshot, GrantCounts } from './core/counters.js';
 export type { FaultSpec } from './core/faults.js';
 export type { EmulatorControl, IssuedToken, IssueTokenOptions } from './core/host.js';
 export { EMULATOR_KEYS, emulatorLoaders, isEmulatorKey } from './core/modules.js';
-export type { AuthorizationCode, GrantFilter, OAuthStore } from './core/oauth-store.js';
+export type { AuthorizationCode, OAuthStore } from './core/oauth-store.js';
 export { type EmulatorsPluginOptions, emulatorsPlugin } from './core/plugin.js';
 export { type RunningEmulators, type StartEmulatorsOptions, startEmulators } from './core/start.js';
 export type * from './core/types.js';
+export {
+  createDefinitionsEmulator,
+  DefinitionError,
+  type DefinitionsState,
+  definitionUsers,
+  instanceOrigin,
+  type KeyRecord,
+  type PlayedDefinition,
+  readDefinition,
+} from './providers/definitions/index.js';

@@ -42,17 +42,34 @@ const PROVIDERS: Record<
     notFound: (body) =>
       expect(body).toMatchObject({ error: { code: 'BadRequest', message: expect.any(String) } }),
   },
+  // Plays the definition registered below; a path naming no definition is a 404.
+  definitions: {
+    authorize: (base) => `${base}/acme/oauth/authorize?scope=read`,
+    notFoundStatus: 404,
+    notFound: (body) => expect(body).toMatchObject({ error: { code: 'not_found' } }),
+  },
 };
 
-describe('all four provider emulators hosted together', () => {
+describe('every provider emulator hosted together', () => {
   let emu: RunningEmulators;
   beforeAll(async () => {
     emu = await startEmulators();
+    emu.control.registerDefinition({
+      key: 'acme',
+      display_name: 'Acme',
+      auth: {
+        kind: 'oauth2',
+        authorization_url: 'https://acme.example/oauth/authorize',
+        token_url: 'https://acme.example/oauth/token',
+      },
+      api: { base_url: 'https://api.acme.example' },
+    });
     for (const key of EMULATOR_KEYS) {
       emu.control.registerClient(key, {
         clientId: `${key}-client`,
         clientSecret: 's3cret',
         redirectUris: [REDIRECT],
+        ...(key === 'definitions' ? { provider: 'acme' } : {}),
       });
     }
   });

@@ -1,20 +1,58 @@
 import { ApiError, api, setCsrf } from './api.js';
 import { chartExecutions, latencyBars } from './charts.js';
-import { append, clearProblem, confirmDialog, copy, field, h, showProblem, toast, when } from './dom.js';
+import {
+  append,
+  clearProblem,
+  confirmDialog,
+  copy,
+  errorList,
+  field,
+  h,
+  showProblem,
+  toast,
+  when,
+} from './dom.js';
 import { renderSVG } from './vendor/uqr.mjs';
 
 const view = document.getElementById('view');
 const STATUSES = ['PENDING_AUTH', 'ACTIVE', 'EXPIRED', 'DISCONNECTED'];
 let providers = null;
 
+/** One provider with its definition (e.g. the labels of its credential form), fetched once. */
+const definitions = new Map();
+
 async function providerList() {
   providers ??= (await api('/providers')).data;
   return providers;
 }
 
+function providerDetail(key) {
+  if (!definitions.has(key))
+    definitions.set(
+      key,
+      api(`/providers/${encodeURIComponent(key)}`).catch((error) => {
+        definitions.delete(key);
+        throw error;
+      }),
+    );
+  return definitions.get(key);
+}
+
+/** After a custom provider was created, replaced or deleted. */
+function forgetProviders() {
+  providers = null;
+  definitions.clear();
+}
+
+/** Replaces an element's children; arrays are flattened and null, undefined and false skipped. */
+function fill(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
 function page(title, ...children) {
   document.title = `${title} · Portico dashboard`;
-  view.replaceChildren(h('h1', {}, title), ...children.flat());
+  fill(view, h('h1', {}, title), children);
   view.focus();
 }
 
@@ -303,15 +341,82 @@ async function deleteConnection(name, accounts) {
   }
 }
 
-async function connectionForm(name) {
+const AUTH_NAMES = { oauth2: 'OAuth 2.0', api_key: 'API key', basic: 'User name and password' };
+const authName = (auth) => AUTH_NAMES[auth] ?? auth;
+/** What the end user brings for a provider that is not OAuth. */
+const credentialName = (p) => (p.auth === 'basic' ? 'user name and password' : 'API key');
+
+/** The redirect URI a connection gets, before it exists: the public URL, then its id. */
+const redirectPattern = () => `${location.origin}/sso/v1/oauth/{connection_id}/callback`;
+
+/**
+ * A provider's setup steps as the docs have them. `redirect` is what stands for {redirect_uri}:
+ * the connection's URI (a string) or, before there is a connection, a marked placeholder.
+ */
+function setupSteps(p, redirect, id) {
+  const placeholder = () => h('code', { class: 'placeholder' }, '{redirect_uri}');
+  return h(
+    'ol',
+    { class: 'steps', id },
+    p.setup.steps.map((s) =>
+      h(
+        'li',
+        {},
+        s
+          .split('{redirect_uri}')
+          .flatMap((part, i) => (i === 0 ? [part] : [redirect ?? placeholder(), part])),
+      ),
+    ),
+  );
+}
+
+function redirectNote(id) {
+  return h(
+    'p',
+    { class: 'hint', id },
+    h('code', {}, '{redirect_uri}'),
+    ' is the connection’s own redirect URI: ',
+    h('code', {}, redirectPattern()),
+    ' (PORTICO_PUBLIC_URL, when it names another address, instead of this one). The connection’s id exists only once it is created: create the connection, then register the exact URI its page shows.',
+  );
+}
+
+function consoleLinks(p) {
+  const links = [
+    p.setup.console
+      ? h(
+          'a',
+          { href: p.setup.console.url, rel: 'noopener noreferrer', target: '_blank' },
+          `Open the ${p.setup.console.name}`,
+        )
+      : null,
+    p.docs_url
+      ? h(
+          'a',
+          { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' },
+          `${p.display_name} documentation`,
+        )
+      : null,
+  ].filter(Boolean);
+  return links.length ? h('p', { class: 'actions' }, links) : null;
+}
+
+async function connectionForm(name, preset) {
   const all = await providerList();
   const existing = name ? await api(`/connections/${encodeURIComponent(name)}`) : null;
+  const chosenKey = existing?.provider ?? preset;
+  const option = (p) =>
+    h('option', { value: p.key, selected: chosenKey === p.key }, `${p.display_name} (${p.kind})`);
+  const custom = all.filter((p) => !p.built_in);
   const provider = h(
     'select',
     { id: 'provider', name: 'provider', disabled: Boolean(existing) },
-    all.map((p) =>
-      h('option', { value: p.key, selected: existing?.provider === p.key }, `${p.display_name} (${p.kind})`),
-    ),
+    custom.length
+      ? [
+          h('optgroup', { label: 'Built-in' }, all.filter((p) => p.built_in).map(option)),
+          h('optgroup', { label: 'Custom' }, custom.map(option)),
+        ]
+      : all.map(option),
   );
   const nameInput = h('input', {
     id: 'name',
@@ -355,8 +460,21 @@ async function connectionForm(name) {
     field('Client ID', clientId),
     field('Client secret', clientSecret, 'Write-only: it is sealed at rest and never shown again.'),
   );
+  // Client credentials and scopes exist only for OAuth providers.
+  const oauthPart = h(
+    'div',
+    { id: 'oauth-settings' },
+    credentials,
+    scopeBox,
+    field('Other scopes', extraScopes, 'Space-separated, added to the ticked ones.'),
+  );
+  const paramBox = h('fieldset', { class: 'parameters', id: 'parameters' });
+  let paramInputs = [];
+  // The provider's setup at the provider, on the new-connection form only (a connection's page has its own).
+  const setup = existing ? null : h('section', { class: 'setup', id: 'provider-setup' });
 
-  const current = () => all.find((p) => p.key === provider.value);
+  const current = () => all.find((p) => p.key === provider.value) ?? all[0];
+  const isOauth = () => current().auth === 'oauth2';
   const renderScopes = () => {
     const p = current();
     const chosen = new Set(existing?.scopes ?? p.default_scopes);
@@ -395,18 +513,101 @@ async function connectionForm(name) {
     const known = new Set(p.setup.scopes.map((s) => s.scope));
     extraScopes.value = [...chosen].filter((s) => !known.has(s)).join(' ');
   };
+  const renderParameters = () => {
+    const p = current();
+    paramInputs = p.parameters.map((x) => {
+      const isTenant = x.name === 'tenant';
+      const value = isTenant ? existing?.tenant : existing?.parameters?.[x.name];
+      const input = h('input', {
+        id: `param-${x.name}`,
+        // tenant has its own field in the API; the others go under "parameters".
+        name: isTenant ? 'tenant' : `parameters.${x.name}`,
+        value: value ?? '',
+        placeholder: x.default ?? '',
+        autocomplete: 'off',
+        'aria-required': x.required ? 'true' : undefined,
+        dataset: { parameter: x.name },
+      });
+      const hint = [x.description, x.default ? `Default: ${x.default}.` : null].filter(Boolean).join(' ');
+      return {
+        parameter: x,
+        input,
+        element: field(
+          [x.label, x.required ? h('span', { class: 'required' }, ' (required)') : null],
+          input,
+          hint || undefined,
+        ),
+      };
+    });
+    fill(
+      paramBox,
+      h('legend', {}, `${p.display_name} parameters`),
+      paramInputs.map((x) => x.element),
+    );
+    paramBox.hidden = paramInputs.length === 0;
+  };
+  const renderSetup = () => {
+    if (!setup) return;
+    const p = current();
+    fill(
+      setup,
+      h('h2', {}, `Set up ${p.display_name}`),
+      h(
+        'p',
+        { class: 'hint' },
+        `${authName(p.auth)} · ${p.kind} · ${p.built_in ? 'built-in' : 'custom'} provider · `,
+        h('a', { href: `#/providers/${encodeURIComponent(p.key)}` }, 'Provider details'),
+      ),
+      sandbox.checked
+        ? h(
+            'p',
+            { class: 'notice' },
+            'Sandbox: the built-in emulator plays the provider; nothing to set up there. For a live connection, these are the steps:',
+          )
+        : null,
+      p.auth === 'oauth2'
+        ? h(
+            'p',
+            {},
+            `Register an OAuth app at ${p.display_name}, then copy its client ID and client secret below.`,
+          )
+        : h(
+            'p',
+            {},
+            `${p.display_name} needs no app: each end user enters their own ${credentialName(p)} on the authorization link (or you import it on the accounts page). No client ID, secret or scopes.`,
+          ),
+      p.setup.steps.length
+        ? setupSteps(p, null, 'setup-steps')
+        : h('p', { class: 'hint' }, 'This provider’s definition gives no setup steps.'),
+      p.auth === 'oauth2' ? redirectNote('redirect-note') : null,
+      consoleLinks(p),
+    );
+  };
   const renderMode = () => {
     credentials.hidden = sandbox.checked;
+    oauthPart.hidden = !isOauth();
   };
-  provider.addEventListener('change', renderScopes);
-  sandbox.addEventListener('change', renderMode);
+  provider.addEventListener('change', () => {
+    clearProblem(form);
+    renderScopes();
+    renderParameters();
+    renderSetup();
+    renderMode();
+  });
+  sandbox.addEventListener('change', () => {
+    renderMode();
+    renderSetup();
+  });
   renderScopes();
+  renderParameters();
+  renderSetup();
   renderMode();
 
   const form = h(
     'form',
     { class: 'card', id: 'connection-form', novalidate: true },
     field('Provider', provider),
+    setup,
     field(
       'Name',
       nameInput,
@@ -423,9 +624,8 @@ async function connectionForm(name) {
       ),
     ),
     h('p', { class: 'field-error', 'data-error-for': 'sandbox' }),
-    credentials,
-    scopeBox,
-    field('Other scopes', extraScopes, 'Space-separated, added to the ticked ones.'),
+    paramBox,
+    oauthPart,
     field('Display name', displayName),
     formError(),
     h(
@@ -438,15 +638,30 @@ async function connectionForm(name) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clearProblem(form);
-    const scopes = [...scopeBox.querySelectorAll('[data-scope]:checked')]
-      .map((x) => x.value)
-      .concat(extraScopes.value.split(/[\s,]+/).filter(Boolean));
     const body = existing ? {} : { name: nameInput.value, provider: provider.value };
     if (!existing && sandbox.checked) body.sandbox = true;
-    if (!sandbox.checked && clientId.value !== (existing?.client_id ?? '')) body.client_id = clientId.value;
-    if (!sandbox.checked && clientSecret.value) body.client_secret = clientSecret.value;
-    if (current().setup.scopes.length || scopes.length) body.scopes = scopes;
+    if (isOauth()) {
+      const scopes = [...scopeBox.querySelectorAll('[data-scope]:checked')]
+        .map((x) => x.value)
+        .concat(extraScopes.value.split(/[\s,]+/).filter(Boolean));
+      if (!sandbox.checked && clientId.value !== (existing?.client_id ?? '')) body.client_id = clientId.value;
+      if (!sandbox.checked && clientSecret.value) body.client_secret = clientSecret.value;
+      if (current().setup.scopes.length || scopes.length) body.scopes = scopes;
+    }
+    const parameters = {};
+    for (const { parameter, input } of paramInputs) {
+      const value = input.value.trim();
+      const before = parameter.name === 'tenant' ? existing?.tenant : existing?.parameters?.[parameter.name];
+      if (!value || value === (before ?? '')) continue;
+      if (parameter.name === 'tenant') body.tenant = value;
+      else parameters[parameter.name] = value;
+    }
+    if (Object.keys(parameters).length) body.parameters = parameters;
     if (displayName.value || existing?.display_name) body.display_name = displayName.value || null;
+    if (existing && !Object.keys(body).length) {
+      toast('Nothing changed');
+      return;
+    }
     try {
       const saved = existing
         ? await api(`/connections/${encodeURIComponent(existing.name)}`, { method: 'PATCH', body })
@@ -463,21 +678,39 @@ async function connectionForm(name) {
 
 async function connectionPage(name) {
   const [conn, all] = await Promise.all([api(`/connections/${encodeURIComponent(name)}`), providerList()]);
-  const p = all.find((x) => x.key === conn.provider);
+  const p = all.find((x) => x.key === conn.provider) ?? {
+    key: conn.provider,
+    display_name: conn.provider,
+    auth: 'oauth2',
+    setup: { steps: [], scopes: [] },
+  };
+  const oauth = p.auth === 'oauth2';
   const { form } = await connectionForm(name);
+  const accountsHash = `#/accounts?connection_name=${encodeURIComponent(conn.name)}`;
   page(
     conn.name,
     h(
       'section',
       { class: 'card' },
-      h('h2', {}, 'Redirect URI'),
-      h('p', {}, 'Register this exact URI at the provider:'),
-      h(
-        'div',
-        { class: 'copy-row' },
-        h('code', { id: 'redirect-uri' }, conn.redirect_uri),
-        copyButton(conn.redirect_uri, 'Redirect URI'),
-      ),
+      oauth
+        ? [
+            h('h2', {}, 'Redirect URI'),
+            h('p', {}, 'Register this exact URI at the provider:'),
+            h(
+              'div',
+              { class: 'copy-row' },
+              h('code', { id: 'redirect-uri' }, conn.redirect_uri),
+              copyButton(conn.redirect_uri, 'Redirect URI'),
+            ),
+          ]
+        : [
+            h('h2', {}, 'Credentials'),
+            h(
+              'p',
+              {},
+              `${p.display_name} needs no app: each end user enters their own ${credentialName(p)} on the authorization link, or you import it. There is no redirect URI to register.`,
+            ),
+          ],
       conn.sandbox
         ? h(
             'p',
@@ -485,30 +718,19 @@ async function connectionPage(name) {
             'This is a sandbox connection: the built-in emulator registered it already; nothing to do at the provider.',
           )
         : [
-            h('h3', {}, `Set up ${p.display_name} at the provider`),
-            h(
-              'ol',
-              { class: 'steps' },
-              p.setup.steps.map((s) => h('li', {}, s.replace('{redirect_uri}', conn.redirect_uri))),
-            ),
-            h(
-              'p',
-              {},
-              h(
-                'a',
-                { href: p.setup.console.url, rel: 'noopener noreferrer', target: '_blank' },
-                `Open the ${p.setup.console.name}`,
-              ),
-            ),
+            p.setup.steps.length
+              ? [
+                  h('h3', {}, `Set up ${p.display_name} at the provider`),
+                  setupSteps(p, oauth ? conn.redirect_uri : null, 'connection-steps'),
+                ]
+              : null,
+            consoleLinks(p),
           ],
       h(
         'p',
-        {},
-        h(
-          'a',
-          { class: 'button', href: `#/accounts?connection_name=${encodeURIComponent(conn.name)}&link=1` },
-          'Generate an authorization link',
-        ),
+        { class: 'actions' },
+        h('a', { class: 'button', href: `${accountsHash}&link=1` }, 'Generate an authorization link'),
+        h('a', { class: 'button secondary', href: `${accountsHash}&import=1` }, 'Import credentials'),
       ),
     ),
     h('h2', {}, 'Settings'),
@@ -535,12 +757,499 @@ async function connectionPage(name) {
   );
 }
 
-async function newConnectionPage() {
-  const { form } = await connectionForm(null);
+async function newConnectionPage(params) {
+  const { form } = await connectionForm(null, params.get('provider') ?? undefined);
   page('New connection', form);
 }
 
+// ---------------------------------------------------------------- providers
+
+const DEFINITION_EXAMPLE = `{
+  "key": "acme_crm",
+  "display_name": "Acme CRM",
+  "category": "CRM",
+  "auth": { "kind": "api_key", "label": "Acme API key" },
+  "api": { "base_url": "https://api.acme.example" },
+  "setup": { "steps": ["Each end user creates an API key under Settings → API."] }
+}`;
+
+/**
+ * A form that sends a pasted or uploaded provider definition: POST (create) or, with `key`, PUT
+ * (replace). The server's field errors are listed by JSON path under the text area.
+ */
+function definitionForm({ key, initial = '' }) {
+  const text = h('textarea', {
+    id: 'definition',
+    name: 'definition',
+    rows: 16,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    placeholder: DEFINITION_EXAMPLE,
+  });
+  text.value = initial;
+  const file = h('input', {
+    type: 'file',
+    id: 'definition-file',
+    name: 'definition_file',
+    accept: '.json,application/json',
+  });
+  const errors = h('ul', {
+    class: 'problem-list',
+    id: 'definition-errors',
+    'aria-label': 'Errors in the definition',
+    hidden: true,
+  });
+  file.addEventListener('change', async () => {
+    const chosen = file.files?.[0];
+    if (!chosen) return;
+    text.value = await chosen.text();
+    toast(`${chosen.name} loaded: check it, then ${key ? 'save' : 'create'} the provider`);
+  });
+  const form = h(
+    'form',
+    { class: 'card', id: key ? 'replace-provider' : 'create-provider', novalidate: true },
+    h('h2', {}, key ? 'Replace the definition' : 'Add a custom provider'),
+    h(
+      'p',
+      { class: 'hint' },
+      'A provider definition in JSON: the format is packages/gateway/providers/provider.schema.json (docs/providers/definition-format.md); the built-in providers’ pages show theirs as examples.',
+      key
+        ? ' The key stays the same; connections that use the provider pick the new definition up at once.'
+        : ' Custom providers cannot take a built-in key, a tool prefix or a dedicated emulator.',
+    ),
+    field('Definition (JSON)', text),
+    errors,
+    field('Or load a .json file', file),
+    formError(),
+    h(
+      'div',
+      { class: 'actions' },
+      h('button', { type: 'submit' }, key ? 'Save definition' : 'Create provider'),
+    ),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearProblem(form);
+    errorList(errors, null);
+    let definition;
+    try {
+      definition = JSON.parse(text.value);
+    } catch (error) {
+      const problem = new ApiError({
+        detail: `The definition is not valid JSON: ${error.message}`,
+        errors: [{ path: '/', message: 'is not valid JSON' }],
+      });
+      showProblem(form, problem);
+      errorList(errors, problem);
+      text.setAttribute('aria-invalid', 'true');
+      text.focus();
+      return;
+    }
+    try {
+      const saved = key
+        ? await api(`/providers/${encodeURIComponent(key)}`, { method: 'PUT', body: definition })
+        : await api('/providers', { method: 'POST', body: definition });
+      forgetProviders();
+      toast(`Provider ${saved.display_name} ${key ? 'saved' : 'created'}`);
+      const target = `#/providers/${encodeURIComponent(saved.key)}`;
+      if (location.hash === target) route();
+      else location.hash = target;
+    } catch (error) {
+      showProblem(form, error);
+      if (errorList(errors, error)) {
+        text.setAttribute('aria-invalid', 'true');
+        text.focus();
+      }
+    }
+  });
+  return form;
+}
+
+async function providersPage(params) {
+  forgetProviders();
+  const all = await providerList();
+  const templateKey = params.get('template');
+  let initial = '';
+  if (templateKey) {
+    // A built-in definition as a starting point, made acceptable as a custom one.
+    const { definition } = await providerDetail(templateKey);
+    const copy = structuredClone(definition);
+    delete copy.$schema;
+    delete copy.tool_prefix;
+    if (copy.sandbox) delete copy.sandbox.emulator;
+    if (copy.sandbox && !Object.keys(copy.sandbox).length) delete copy.sandbox;
+    if (!copy.key.endsWith('_custom')) copy.key = `${copy.key}_custom`.slice(0, 48);
+    initial = JSON.stringify(copy, null, 2);
+  }
+  const search = h('input', {
+    id: 'provider-search',
+    name: 'q',
+    type: 'search',
+    autocomplete: 'off',
+    placeholder: 'name, key, category or auth',
+    value: params.get('q') ?? '',
+  });
+  const rows = all.map((p) => {
+    const tr = h(
+      'tr',
+      { dataset: { provider: p.key } },
+      h('td', {}, h('a', { href: `#/providers/${encodeURIComponent(p.key)}` }, p.display_name)),
+      h('td', {}, h('code', {}, p.key)),
+      h('td', {}, authName(p.auth)),
+      h('td', {}, p.kind),
+      h(
+        'td',
+        {},
+        h(
+          'span',
+          { class: `badge ${p.built_in ? 'built-in' : 'custom'}` },
+          p.built_in ? 'built-in' : 'custom',
+        ),
+      ),
+      h(
+        'td',
+        {},
+        p.docs_url
+          ? h(
+              'a',
+              { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' },
+              'Docs',
+              h('span', { class: 'visually-hidden' }, ` for ${p.display_name}`),
+            )
+          : '—',
+      ),
+    );
+    tr.searchText = [p.display_name, p.key, p.kind, authName(p.auth), p.built_in ? 'built-in' : 'custom']
+      .join(' ')
+      .toLowerCase();
+    return tr;
+  });
+  const count = h('p', { class: 'hint', id: 'provider-count', 'aria-live': 'polite' });
+  const filter = () => {
+    const q = search.value.trim().toLowerCase();
+    let shown = 0;
+    for (const tr of rows) {
+      tr.hidden = Boolean(q) && !tr.searchText.includes(q);
+      if (!tr.hidden) shown++;
+    }
+    const custom = all.filter((p) => !p.built_in).length;
+    count.textContent = `${shown} of ${all.length} providers (${all.length - custom} built-in, ${custom} custom)`;
+  };
+  search.addEventListener('input', filter);
+  filter();
+  const create = definitionForm({ initial });
+  page(
+    'Providers',
+    h(
+      'p',
+      {},
+      'The services connections can reach: Portico’s built-in providers and this environment’s own, each a JSON definition. ',
+      h('a', { href: '#create-provider', onclick: focusCreate }, 'Add a custom provider'),
+      '.',
+    ),
+    h(
+      'form',
+      { class: 'card filters', role: 'search', onsubmit: (event) => event.preventDefault() },
+      field('Filter', search),
+    ),
+    count,
+    table(['Provider', 'Key', 'Auth', 'Category', 'Source', 'Docs'], rows),
+    create,
+  );
+  if (templateKey) focusCreate();
+}
+
+function focusCreate(event) {
+  event?.preventDefault();
+  const text = document.getElementById('definition');
+  text?.scrollIntoView({ block: 'center' });
+  text?.focus();
+}
+
+async function providerPage(key) {
+  const p = await api(`/providers/${encodeURIComponent(key)}`);
+  const deleteError = h('p', { class: 'form-error', role: 'alert', id: 'delete-provider-error' });
+  const list = (xs) => (xs.length ? xs.map((x) => [h('code', {}, x), ' ']) : '—');
+  const details = h(
+    'dl',
+    { class: 'card details', id: 'provider-details' },
+    [
+      ['Key', h('code', {}, p.key)],
+      ['Authentication', authName(p.auth)],
+      ['Category', p.kind],
+      ['Source', p.built_in ? 'built-in' : 'custom (this environment)'],
+      [
+        'Documentation',
+        p.docs_url
+          ? h('a', { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' }, p.docs_url)
+          : '—',
+      ],
+      ['Tool prefix', p.tool_prefix ? h('code', {}, `${p.tool_prefix}_…`) : '— (proxy only)'],
+      p.auth === 'oauth2' ? ['Default scopes', list(p.default_scopes)] : null,
+      p.auth === 'oauth2' ? ['Required scopes', list(p.required_scopes)] : null,
+    ]
+      .filter(Boolean)
+      .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+  );
+  const setup = h(
+    'section',
+    { class: 'card', id: 'provider-setup' },
+    h('h2', {}, 'Setup at the provider'),
+    p.auth === 'oauth2'
+      ? null
+      : h(
+          'p',
+          {},
+          `Each end user enters their own ${credentialName(p)} on the authorization link (or you import it): no app to register, no client ID, secret or scopes.`,
+        ),
+    p.setup.steps.length
+      ? setupSteps(p, null, 'provider-steps')
+      : h('p', { class: 'hint' }, 'The definition gives no setup steps.'),
+    p.setup.steps.some((s) => s.includes('{redirect_uri}')) || p.auth === 'oauth2'
+      ? redirectNote('provider-redirect-note')
+      : null,
+    consoleLinks(p),
+  );
+  const scopes =
+    p.auth === 'oauth2'
+      ? h(
+          'section',
+          { class: 'card', id: 'provider-scopes' },
+          h('h2', {}, 'Scopes'),
+          table(
+            ['Scope', 'Description', 'Default'],
+            p.setup.scopes.map((s) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, h('code', {}, s.scope)),
+                h('td', {}, s.description),
+                h('td', {}, p.default_scopes.includes(s.scope) ? 'yes' : ''),
+              ),
+            ),
+            p.setup.scopes.length ? null : `${p.display_name} lists no scopes.`,
+          ),
+        )
+      : null;
+  const parameters = p.parameters.length
+    ? h(
+        'section',
+        { class: 'card', id: 'provider-parameters' },
+        h('h2', {}, 'Connection parameters'),
+        h('p', { class: 'hint' }, 'Each connection gives these when it is created.'),
+        table(
+          ['Name', 'Label', 'Required', 'Default', 'Description'],
+          p.parameters.map((x) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, h('code', {}, x.name)),
+              h('td', {}, x.label),
+              h('td', {}, x.required ? 'yes' : 'no'),
+              h('td', {}, x.default ?? '—'),
+              h('td', {}, x.description ?? ''),
+            ),
+          ),
+        ),
+      )
+    : null;
+  const json = JSON.stringify(p.definition, null, 2);
+  const definition = h(
+    'section',
+    { class: 'card', id: 'provider-definition' },
+    h('div', { class: 'row' }, h('h2', {}, 'Definition'), copyButton(json, 'Definition')),
+    h('pre', { class: 'json', id: 'definition-json' }, json),
+  );
+  const remove = async () => {
+    deleteError.textContent = '';
+    const ok = await confirmDialog(
+      `Delete ${p.display_name}?`,
+      `The custom provider ${p.key} is deleted. A provider that connections use cannot be deleted: delete them first.`,
+      'Delete provider',
+    );
+    if (!ok) return;
+    try {
+      await api(`/providers/${encodeURIComponent(p.key)}`, { method: 'DELETE' });
+      forgetProviders();
+      toast(`Provider ${p.display_name} deleted`);
+      location.hash = '#/providers';
+    } catch (error) {
+      const problem = error.problem ?? {};
+      deleteError.textContent = `${problem.detail ?? error.message}${problem.code ? ` (${problem.code})` : ''}`;
+    }
+  };
+  page(
+    p.display_name,
+    h('p', {}, h('a', { href: '#/providers' }, '← All providers')),
+    details,
+    h(
+      'p',
+      { class: 'actions' },
+      h(
+        'a',
+        { class: 'button', href: `#/connections/new?provider=${encodeURIComponent(p.key)}` },
+        'New connection',
+      ),
+      p.built_in
+        ? h(
+            'a',
+            { class: 'button secondary', href: `#/providers?template=${encodeURIComponent(p.key)}` },
+            'Use as a template for a custom provider',
+          )
+        : h(
+            'button',
+            { type: 'button', class: 'danger', id: 'delete-provider', onclick: remove },
+            'Delete provider',
+          ),
+    ),
+    deleteError,
+    setup,
+    parameters,
+    scopes,
+    definition,
+    p.built_in ? null : definitionForm({ key: p.key, initial: json }),
+  );
+}
+
 // ---------------------------------------------------------------- accounts
+
+/**
+ * Import credentials the application already holds (POST /connected-accounts/import): the fields
+ * follow the auth kind of the chosen connection's provider.
+ */
+function importCredentialsForm(connections, selected) {
+  const conn = h(
+    'select',
+    { id: 'import-connection', name: 'connection_name' },
+    connections.map((c) => h('option', { value: c.name, selected: c.name === selected }, c.name)),
+  );
+  const identifier = h('input', {
+    id: 'import-identifier',
+    name: 'identifier',
+    autocomplete: 'off',
+    placeholder: 'e.g. user_42',
+  });
+  const verify = h('input', { type: 'checkbox', id: 'import-verify', name: 'verify', checked: true });
+  const fields = h('div', { id: 'import-fields', 'aria-live': 'polite' });
+  let inputs = [];
+  const secret = (name, label, hint) => {
+    const input = h('input', {
+      id: `import-${name}`,
+      name,
+      type: 'password',
+      autocomplete: 'off',
+      spellcheck: 'false',
+    });
+    inputs.push(input);
+    return field(label, input, hint);
+  };
+  const render = async () => {
+    inputs = [];
+    const c = connections.find((x) => x.name === conn.value);
+    if (!c) return fields.replaceChildren();
+    let p;
+    try {
+      p = await providerDetail(c.provider);
+    } catch (error) {
+      return fields.replaceChildren(h('p', { role: 'alert', class: 'form-error' }, error.message));
+    }
+    if (c.name !== conn.value) return; // another connection was chosen meanwhile
+    const auth = p.definition?.auth ?? {};
+    form.dataset.auth = p.auth;
+    if (p.auth === 'api_key') {
+      fields.replaceChildren(secret('api_key', auth.label ?? 'API key', auth.help));
+    } else if (p.auth === 'basic') {
+      const username = h('input', { id: 'import-username', name: 'username', autocomplete: 'off' });
+      inputs.push(username);
+      fill(
+        fields,
+        auth.help ? h('p', { class: 'hint' }, auth.help) : null,
+        h(
+          'div',
+          { class: 'row wrap' },
+          field(auth.username_label ?? 'User name', username),
+          secret('password', auth.password_label ?? 'Password'),
+        ),
+      );
+    } else {
+      const expires = h('input', {
+        id: 'import-expires_in',
+        name: 'expires_in',
+        inputmode: 'numeric',
+        autocomplete: 'off',
+        placeholder: 'e.g. 3600',
+      });
+      inputs.push(expires);
+      fields.replaceChildren(
+        h(
+          'p',
+          { class: 'hint' },
+          `${p.display_name} uses OAuth: give the access token, the refresh token, or both. With only a refresh token Portico gets an access token at once.`,
+        ),
+        secret('access_token', 'Access token'),
+        secret('refresh_token', 'Refresh token'),
+        field(
+          'Expires in (seconds)',
+          expires,
+          'How long the access token is still valid; leave empty if unknown.',
+        ),
+      );
+    }
+  };
+  conn.addEventListener('change', () => {
+    clearProblem(form);
+    void render();
+  });
+  const form = h(
+    'form',
+    { class: 'card', id: 'import-form', novalidate: true },
+    h('h2', {}, 'Import credentials'),
+    h(
+      'p',
+      { class: 'hint' },
+      'Store a credential your application already holds as an ACTIVE account, without sending the user through an authorization link.',
+    ),
+    h(
+      'div',
+      { class: 'row wrap' },
+      field('Connection', conn),
+      field('Identifier', identifier, 'Your application’s id for the end user.'),
+    ),
+    fields,
+    h(
+      'div',
+      { class: 'check' },
+      verify,
+      h('label', { for: 'import-verify' }, 'Check the credential with the provider before storing it'),
+    ),
+    h('p', { class: 'field-error', 'data-error-for': 'verify' }),
+    formError(),
+    h('button', { type: 'submit' }, 'Import'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearProblem(form);
+    const body = { connection_name: conn.value, identifier: identifier.value };
+    for (const input of inputs) {
+      if (input.value === '') continue;
+      body[input.name] =
+        input.name === 'expires_in' && /^\d+$/.test(input.value.trim())
+          ? Number(input.value.trim())
+          : input.value;
+    }
+    if (!verify.checked) body.verify = false;
+    try {
+      const account = await api('/connected-accounts/import', { method: 'POST', body });
+      for (const input of inputs) input.value = '';
+      toast(`Credentials imported: ${account.identifier} is ${account.status}`);
+      location.hash = `#/accounts/${encodeURIComponent(account.id)}`;
+    } catch (error) {
+      showProblem(form, error);
+    }
+  });
+  void render();
+  return form;
+}
 
 async function accountsPage(params) {
   const connections = (await api('/connections', { query: { page_size: 100 } })).data;
@@ -626,9 +1335,30 @@ async function accountsPage(params) {
     }
   });
 
+  const importForm = connections.length ? importCredentialsForm(connections, filters.connection_name) : null;
+  const importToggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      id: 'import-toggle',
+      'aria-controls': 'import-form',
+      'aria-expanded': 'false',
+      onclick: () => showImport(importForm.hidden),
+    },
+    'Import credentials',
+  );
+  const showImport = (shown) => {
+    importForm.hidden = !shown;
+    importToggle.setAttribute('aria-expanded', String(shown));
+    if (shown) importForm.querySelector('#import-identifier').focus();
+  };
+  if (importForm) importForm.hidden = true;
+
   page(
     'Connected accounts',
     connections.length ? linkForm : h('p', {}, 'Create a connection first.'),
+    connections.length ? [h('p', { class: 'actions' }, importToggle), importForm] : null,
     filterForm,
     table(
       ['Identifier', 'Connection', 'Status', 'Token expires', 'Last used', ''],
@@ -647,6 +1377,7 @@ async function accountsPage(params) {
     ),
   );
   if (params.get('link')) identifier.focus();
+  if (params.get('import') && importForm) showImport(true);
 }
 
 async function accountPage(id) {
@@ -658,6 +1389,7 @@ async function accountPage(id) {
       ['Identifier', a.identifier],
       ['Connection', a.connection_name],
       ['Provider', a.provider],
+      ['Provider account', a.label ?? '—'],
       ['Status', badge(a.status)],
       ['Scopes', a.scopes.length ? a.scopes.join(' ') : '—'],
       ['Token expires', when(a.token_expires_at)],
@@ -1161,6 +1893,8 @@ const ROUTES = [
   [/^\/connections$/, connectionsPage],
   [/^\/connections\/new$/, newConnectionPage],
   [/^\/connections\/(.+)$/, (_p, name) => connectionPage(decodeURIComponent(name))],
+  [/^\/providers$/, providersPage],
+  [/^\/providers\/(.+)$/, (_p, key) => providerPage(decodeURIComponent(key))],
   [/^\/accounts$/, accountsPage],
   [/^\/accounts\/(.+)$/, (_p, id) => accountPage(decodeURIComponent(id))],
   [/^\/tools$/, toolsPage],

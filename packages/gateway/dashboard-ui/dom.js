@@ -82,10 +82,13 @@ export function showProblem(form, error, prefix = '') {
   for (const e of problem.errors ?? []) {
     let path = e.path ?? '';
     if (prefix && path.startsWith(prefix)) path = path.slice(prefix.length);
-    const name = path.split('/').filter(Boolean)[0];
-    const slot = name && form.querySelector(`[data-error-for="${CSS.escape(name)}"]`);
-    if (!slot) continue;
-    slot.textContent = e.message;
+    // The most specific field first: /parameters/subdomain is "parameters.subdomain", else "parameters".
+    const segments = path.split('/').filter(Boolean);
+    const names = segments.map((_, i) => segments.slice(0, segments.length - i).join('.'));
+    const name = names.find((n) => form.querySelector(`[data-error-for="${CSS.escape(n)}"]`));
+    if (!name) continue;
+    const slot = form.querySelector(`[data-error-for="${CSS.escape(name)}"]`);
+    slot.textContent = slot.textContent ? `${slot.textContent}; ${e.message}` : e.message;
     const input = form.querySelector(`[name="${CSS.escape(name)}"]`);
     input?.setAttribute('aria-invalid', 'true');
   }
@@ -98,4 +101,17 @@ export function clearProblem(form) {
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   const alert = form.querySelector('.form-error');
   if (alert) alert.textContent = '';
+}
+
+/**
+ * Every field error of a problem as a "path: message" list (for a whole JSON document, where no
+ * single input stands for the path); empty when the problem has none.
+ */
+export function errorList(list, error) {
+  const errors = error?.problem?.errors ?? [];
+  list.replaceChildren(
+    ...errors.map((e) => h('li', {}, h('code', {}, e.path || '/'), ': ', e.message ?? 'is invalid')),
+  );
+  list.hidden = errors.length === 0;
+  return errors.length;
 }

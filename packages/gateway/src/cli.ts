@@ -33,13 +33,24 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   connections list [--provider P]
   connections get <name>
   connections create --name N --provider P [--client-id ID --client-secret S] [--scopes a,b]
-                     [--sandbox] [--tenant T] [--display-name D]
-  connections update <name> [--client-id ID] [--client-secret S] [--scopes a,b] [--tenant T] [--display-name D]
+                     [--sandbox] [--tenant T] [--parameter name=value ...] [--display-name D]
+  connections update <name> [--client-id ID] [--client-secret S] [--scopes a,b] [--tenant T]
+                     [--parameter name=value ...] [--display-name D]
   connections delete <name>
+  providers list                built-in and custom providers
+  providers get <key> [--definition]   one provider (--definition: only its JSON definition)
+  providers create --file def.json|-   a custom provider from a definition (provider.schema.json)
+  providers replace <key> --file def.json|-
+  providers delete <key>        a custom provider no connection uses
   accounts list [--connection C] [--identifier I] [--status ACTIVE|EXPIRED|PENDING_AUTH|DISCONNECTED]
   accounts get <ca_…>
   accounts delete <ca_…>        revoke at the provider and disconnect
   accounts verify <areq_…> <identifier>   confirm the user of a consent made with --user-verify-url
+  accounts import --connection C --identifier I [--access-token T] [--refresh-token T]
+                  [--expires-in S | --expires-at ISO] [--scopes a,b] [--api-key K]
+                  [--username U --password P] [--no-verify]
+                                an ACTIVE account from a credential you hold (a secret given as -
+                                is read from stdin)
   link <connection> <identifier> [--redirect-url U] [--state S] [--user-verify-url U]
   tools list [--provider P] [--format json_schema|openai|anthropic|mcp]
   tools get <name> [--format F]
@@ -157,6 +168,16 @@ async function main(argv: string[]): Promise<number> {
       connections: { type: 'string' },
       tools: { type: 'string' },
       'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      'access-token': { type: 'string' },
+      'refresh-token': { type: 'string' },
+      'api-key': { type: 'string' },
+      username: { type: 'string' },
+      password: { type: 'string' },
+      'no-verify': { type: 'boolean' },
+      parameter: { type: 'string', multiple: true },
+      file: { type: 'string' },
+      definition: { type: 'boolean' },
       url: { type: 'string' },
       events: { type: 'string' },
       description: { type: 'string' },

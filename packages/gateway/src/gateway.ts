@@ -12,6 +12,7 @@ import { McpTokenService } from './auth/mcp-tokens.js';
 import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
+import { ProviderCatalogService } from './connections/providers.js';
 import { ConnectionService } from './connections/service.js';
 import type { NewAdmin } from './dashboard/admins.js';
 import { AdminService } from './dashboard/admins.js';
@@ -49,6 +50,8 @@ export interface Gateway {
   authorization: AuthorizationService;
   accounts: AccountService;
   connections: ConnectionService;
+  /** Built-in and custom providers, per environment. */
+  providers: ProviderCatalogService;
   sandbox: Sandbox;
   engine: ToolEngine;
   executions: ExecutionService;
@@ -152,8 +155,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
     // The sandbox is known before the services that use it; embedded emulators are mounted with the app.
     const { sandbox, mount: mountSandbox } = configuredSandbox(config, logger);
-    const endpoints = (provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints => {
-      if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection.tenant);
+    const endpoints = (
+      provider: ProviderDefinition,
+      connection: ConnectionPlace,
+      accountMetadata?: Record<string, unknown>,
+    ): ProviderEndpoints => {
+      if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection, accountMetadata);
       const location = sandbox.location();
       if (!location) {
         throw new Problem(
@@ -162,11 +169,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           { retryable: false },
         );
       }
-      return resolveEndpoints(provider, location, connection.tenant);
+      return resolveEndpoints(provider, location, connection, accountMetadata);
     };
+    const providers = new ProviderCatalogService({ db, logger });
+    await providers.start();
     const connections = new ConnectionService({
       db,
       keyring,
+      providers,
       publicUrl: config.publicUrl,
       sandboxAvailable: config.sandbox,
     });
@@ -180,11 +190,15 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       keyring,
       logger,
       endpoints,
+      provider: (environmentId, key) => providers.resolve(environmentId, key),
       async connection(connectionId, tx) {
         const row = await findConnectionById(tx, connectionId);
         if (!row) throw new Problem('connection_not_found', `No connection has id ${connectionId}.`);
         const clientSecret = connections.clientSecret(row);
-        if (row.sandbox) await sandbox.ensureClient(row, clientSecret, connections.redirectUri(row.id));
+        if (row.sandbox) {
+          const provider = await providers.resolve(row.environment_id, row.provider);
+          await sandbox.ensureClient(row, provider, clientSecret, connections.redirectUri(row.id));
+        }
         return { row, client: { clientId: row.client_id, clientSecret } };
       },
       notActive: (account) => links.notActiveProblem(account),
@@ -204,8 +218,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       endpoints,
       redirectUrlAllowlist: config.redirectUrlAllowlist,
       requestTtlSeconds: config.authRequestTtlSeconds,
-      prepareSandbox: (connection, secret) =>
-        sandbox.registerClient(connection, secret, connections.redirectUri(connection.id)),
+      providers,
+      prepareSandbox: (connection, provider, secret) =>
+        sandbox.registerClient(connection, provider, secret, connections.redirectUri(connection.id)),
     });
     const accounts = new AccountService({
       db,
@@ -214,6 +229,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       connections,
       accountTokens,
       endpoints,
+      providers,
     });
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await accountTokens.start();
@@ -247,6 +263,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         readiness: db,
         tokens,
         connections,
+        providers,
         accounts,
         authorization,
         engine,
@@ -296,6 +313,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       authorization,
       accounts,
       connections,
+      providers,
       engine,
       executions,
       http,

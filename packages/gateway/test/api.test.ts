@@ -137,6 +137,7 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
         provider: 'notion',
         client_id: 'abc',
         scopes: [],
+        parameters: {},
         redirect_uri: `${t.gateway.config.publicUrl}/sso/v1/oauth/${body.id}/callback`,
         sandbox: false,
         tenant: null,
@@ -188,7 +189,7 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
     it('names every invalid field and how to fix it', async () => {
       const res = await t.api('/api/v1/connections', {
         method: 'POST',
-        json: { name: 'bad name!', provider: 'myspace', client_id: 'a', client_secret: 'b', colour: 'red' },
+        json: { name: 'bad name!', provider: 'My Space', client_id: 'a', client_secret: 'b', colour: 'red' },
       });
       expect(res.status).toBe(400);
       const body = (await res.json()) as {
@@ -202,6 +203,16 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
       expect(byPath['/colour']).toMatch(/is not a known field; remove it \(known fields: name, provider/);
       expect(body.errors.some((e) => e.path === '/provider')).toBe(true);
       expect(body.detail).toMatch(/^The request body is invalid: /);
+      // A well-formed key no provider has is named too, with the keys there are.
+      const unknown = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'space', provider: 'myspace', client_id: 'a', client_secret: 'b' },
+      });
+      expect(unknown.status).toBe(400);
+      expect(await unknown.json()).toMatchObject({
+        code: 'invalid_input',
+        errors: [{ path: '/provider', message: expect.stringContaining('notion') }],
+      });
     });
 
     it('requires client credentials for a non-sandbox connection', async () => {

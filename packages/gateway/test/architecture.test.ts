@@ -25,8 +25,10 @@ const LAYERS: Record<string, string[]> = {
     'webhooks',
     'events',
   ],
-  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'validation', 'logging', 'metrics'],
+  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'logging', 'metrics'],
   catalog: ['providers'],
+  // Below the catalog: provider definitions are validated with the same JSON Schema checks.
+  checks: ['validation'],
   base: ['errors'],
 };
 const RANK = new Map(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootstrapStore } from '../src/auth/bootstrap.js';
+import { ProviderCatalogService } from '../src/connections/providers.js';
 import { ConnectionService } from '../src/connections/service.js';
 import { generateMasterKey, Keyring, SecretOpenError } from '../src/secrets/keyring.js';
 import { rotateSecrets } from '../src/secrets/rotate.js';
@@ -70,7 +71,12 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     await migrate(db);
     const { environment } = await bootstrapStore(db);
     const keyring = Keyring.fromBase64List(generateMasterKey());
-    const service = new ConnectionService({ db, keyring, publicUrl: 'http://localhost:8080' });
+    const service = new ConnectionService({
+      providers: new ProviderCatalogService({ db }),
+      db,
+      keyring,
+      publicUrl: 'http://localhost:8080',
+    });
     const a = await service.create(environment.id, {
       name: 'a',
       provider: 'hubspot',
@@ -98,7 +104,12 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     const { environment } = await bootstrapStore(db);
     const oldKey = generateMasterKey();
     const oldRing = Keyring.fromBase64List(oldKey);
-    const service = new ConnectionService({ db, keyring: oldRing, publicUrl: 'http://x' });
+    const service = new ConnectionService({
+      providers: new ProviderCatalogService({ db }),
+      db,
+      keyring: oldRing,
+      publicUrl: 'http://x',
+    });
     for (let i = 0; i < 5; i++) {
       await service.create(environment.id, {
         name: `c${i}`,
@@ -113,6 +124,7 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     expect(await rotateSecrets(db, ring)).toEqual({ resealed: 0, alreadyCurrent: 5 });
     // The old key can now be dropped from the ring.
     const onlyNew = new ConnectionService({
+      providers: new ProviderCatalogService({ db }),
       db,
       keyring: Keyring.fromBase64List(newKey),
       publicUrl: 'http://x',
@@ -154,6 +166,7 @@ describe('embedded store on disk', () => {
     await migrate(db);
     const { environment } = await bootstrapStore(db);
     const service = new ConnectionService({
+      providers: new ProviderCatalogService({ db }),
       db,
       keyring: Keyring.fromBase64List(generateMasterKey()),
       publicUrl: 'http://x',
@@ -186,7 +199,12 @@ describe.runIf(BACKENDS.some((b) => b.name === 'postgres'))('PostgreSQL specific
       await migrate(db);
       const { environment } = await bootstrapStore(db);
       const keyring = Keyring.fromBase64List(generateMasterKey());
-      const service = new ConnectionService({ db, keyring, publicUrl: 'http://x' });
+      const service = new ConnectionService({
+        providers: new ProviderCatalogService({ db }),
+        db,
+        keyring,
+        publicUrl: 'http://x',
+      });
       await service.create(environment.id, {
         name: 'n',
         provider: 'notion',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyTokenError } from '../src/oauth/client.js';
-import { PROVIDERS } from '../src/providers/catalog.js';
+import { getProvider } from '../src/providers/catalog.js';
 
 // What each provider's token endpoint answers, and what it means for the account: only a refused
 // grant makes the user authorize again; the connection's own configuration is the operator's to fix.
@@ -54,11 +54,11 @@ describe('token endpoint errors by cause', () => {
     ['Google, throttled', 'google_drive', 429, { error: 'rate_limit_exceeded' }, 'transient'],
     ['Notion, server error', 'notion', 503, {}, 'transient'],
   ] as const)('%s', (_case, provider, status, body, kind) => {
-    expect(classifyTokenError(status, body, PROVIDERS[provider]).kind).toBe(kind);
+    expect(classifyTokenError(status, body, getProvider(provider)).kind).toBe(kind);
   });
 
   it('knows HubSpot’s codes only for HubSpot', () => {
-    expect(classifyTokenError(400, { status: 'BAD_REFRESH_TOKEN' }, PROVIDERS.notion).kind).toBe(
+    expect(classifyTokenError(400, { status: 'BAD_REFRESH_TOKEN' }, getProvider('notion')).kind).toBe(
       'invalid_response',
     );
   });

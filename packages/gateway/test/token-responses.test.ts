@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTokenResponse } from '../src/oauth/client.js';
-import { PROVIDERS } from '../src/providers/catalog.js';
+import { getProvider } from '../src/providers/catalog.js';
 
 // What an account keeps of a token response: the token facts go to the token columns, the rest
 // (Notion's workspace, for instance) is shown as the account's metadata.
@@ -15,7 +15,7 @@ describe('token responses by provider', () => {
         ext_expires_in: 3600,
         scope: 'User.Read Files.ReadWrite.All',
       },
-      PROVIDERS.sharepoint,
+      getProvider('sharepoint'),
     );
     expect(tokens.metadata).toEqual({});
     expect(tokens.scopes).toEqual(['User.Read', 'Files.ReadWrite.All']);
@@ -24,7 +24,7 @@ describe('token responses by provider', () => {
   it('keeps Notion’s workspace facts as metadata', () => {
     const tokens = parseTokenResponse(
       { access_token: 'at', token_type: 'bearer', workspace_id: 'w1', bot_id: 'b1' },
-      PROVIDERS.notion,
+      getProvider('notion'),
     );
     expect(tokens.metadata).toEqual({ workspace_id: 'w1', bot_id: 'b1' });
     expect(tokens.expiresIn).toBeUndefined();

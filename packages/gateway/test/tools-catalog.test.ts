@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { PROVIDERS } from '../src/providers/catalog.js';
+import { getProvider } from '../src/providers/catalog.js';
 import { TOOLS } from '../src/tools/catalog.js';
 import { formatTool, TOOL_FORMATS } from '../src/tools/formats.js';
 import { publishedInput } from '../src/tools/versions.js';
@@ -16,7 +16,7 @@ describe('tool catalog', () => {
     expect(TOOLS).toHaveLength(45);
     expect(new Set(TOOLS.map((t) => t.name)).size).toBe(45);
     for (const tool of TOOLS) {
-      expect(tool.name.startsWith(`${PROVIDERS[tool.provider].toolPrefix}_`), tool.name).toBe(true);
+      expect(tool.name.startsWith(`${getProvider(tool.provider).toolPrefix}_`), tool.name).toBe(true);
     }
   });
 

@@ -12,6 +12,7 @@ import {
 import { Connections } from './resources/connections.js';
 import { Executions } from './resources/executions.js';
 import { McpTokens } from './resources/mcp-tokens.js';
+import { Providers } from './resources/providers.js';
 import { type ExecuteToolInput, type ExecuteToolResult, Tools } from './resources/tools.js';
 import { Events, Webhooks } from './resources/webhooks.js';
 import type { AuthorizationLinkResult } from './types.js';
@@ -68,6 +69,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export class Portico {
   readonly envUrl: string;
   readonly connections: Connections;
+  readonly providers: Providers;
   readonly connectedAccounts: ConnectedAccounts;
   readonly tools: Tools;
   readonly executions: Executions;
@@ -107,6 +109,7 @@ export class Portico {
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
     });
     this.connections = new Connections(this.transport);
+    this.providers = new Providers(this.transport);
     this.connectedAccounts = new ConnectedAccounts(this.transport);
     this.tools = new Tools(this.transport, this.connectedAccounts);
     this.executions = new Executions(this.transport);

@@ -1,5 +1,9 @@
 /** The gateway's objects, with camelCase names. */
 
+/**
+ * A provider's key: a built-in one (these seven have Portico's typed tools; `portico.providers.list()`
+ * names every built-in one) or one of the environment's custom providers.
+ */
 export type ProviderKey =
   | 'notion'
   | 'google_calendar'
@@ -7,7 +11,8 @@ export type ProviderKey =
   | 'google_sheets'
   | 'google_docs'
   | 'hubspot'
-  | 'sharepoint';
+  | 'sharepoint'
+  | (string & {});
 
 export type AccountStatus = 'PENDING_AUTH' | 'ACTIVE' | 'EXPIRED' | 'DISCONNECTED';
 
@@ -21,6 +26,8 @@ export interface Connection {
   redirectUri: string;
   sandbox: boolean;
   tenant: string | null;
+  /** Values of the provider's connection parameters, e.g. `{ subdomain: 'acme' }`. */
+  parameters: Record<string, string>;
   displayName: string | null;
   createdAt: string;
   updatedAt: string;
@@ -34,11 +41,17 @@ export interface CreateConnectionInput {
   scopes?: string[];
   sandbox?: boolean;
   tenant?: string;
+  /** Values of the provider's connection parameters (`Provider.parameters`), e.g. `{ subdomain: 'acme' }`. */
+  parameters?: Record<string, string>;
   displayName?: string;
 }
 
+/** `parameters` given here are merged into the connection's. */
 export type UpdateConnectionInput = Partial<
-  Pick<CreateConnectionInput, 'clientId' | 'clientSecret' | 'scopes' | 'tenant' | 'displayName'>
+  Pick<
+    CreateConnectionInput,
+    'clientId' | 'clientSecret' | 'scopes' | 'tenant' | 'parameters' | 'displayName'
+  >
 >;
 
 export interface ConnectedAccount {
@@ -46,6 +59,8 @@ export interface ConnectedAccount {
   connectionName: string;
   provider: ProviderKey;
   identifier: string;
+  /** Who the account is at the provider (a name or e-mail, from its user-info request), when known. */
+  label: string | null;
   status: AccountStatus;
   statusReason: string | null;
   scopes: string[];
@@ -55,10 +70,97 @@ export interface ConnectedAccount {
   updatedAt: string;
 }
 
+/**
+ * An account made from a credential the application already holds: OAuth tokens, an API key, or a
+ * user name and password, as the connection's provider takes them.
+ */
+export interface ImportAccountInput {
+  connectionName: string;
+  identifier: string;
+  /** OAuth: the access token. */
+  accessToken?: string;
+  /** OAuth: the refresh token (the gateway refreshes with it). */
+  refreshToken?: string;
+  /** OAuth: when the access token expires (RFC 3339). */
+  expiresAt?: string;
+  /** OAuth: seconds until the access token expires. */
+  expiresIn?: number;
+  scopes?: string[];
+  /** API-key providers: the key. */
+  apiKey?: string;
+  /** Basic-auth providers: the user name (no ":"). */
+  username?: string;
+  /** Basic-auth providers: the password. */
+  password?: string;
+  /** Provider facts kept with the account (e.g. Salesforce's instance_url), sent as given. */
+  metadata?: Record<string, unknown>;
+  /**
+   * Check the credential with the provider's user-info request before storing it (default: true
+   * when the provider has one); a refused one throws `CredentialsInvalidError`.
+   */
+  verify?: boolean;
+}
+
 export interface AuthorizationLinkResult {
   link: string;
   expiresAt: string;
   connectedAccountId: string;
+}
+
+export type ProviderAuth = 'oauth2' | 'api_key' | 'basic';
+
+/**
+ * A provider definition as JSON, with the gateway's snake_case field names (`key`, `display_name`,
+ * `auth`, `api`…): see `packages/gateway/providers/provider.schema.json`.
+ */
+export type ProviderDefinition = { [field: string]: unknown };
+
+/** A value a connection gives for its provider (a subdomain, a region), templated into its URLs. */
+export interface ProviderParameter {
+  name: string;
+  label: string;
+  description: string | null;
+  /** Used when the connection gives none. */
+  default: string | null;
+  required: boolean;
+}
+
+/** What an operator does at the provider before a connection works (`{redirect_uri}` is the connection's). */
+export interface ProviderSetup {
+  console?: { name: string; url: string };
+  steps: string[];
+  scopes: Array<{ scope: string; description: string }>;
+}
+
+export interface Provider {
+  key: ProviderKey;
+  displayName: string;
+  kind: string;
+  /** Shipped with the gateway (false: one of the environment's custom providers). */
+  builtIn: boolean;
+  /** How an end user's credential is obtained. */
+  auth: ProviderAuth;
+  docsUrl: string | null;
+  /** The prefix of the provider's typed tools; null for proxy-only providers. */
+  toolPrefix: string | null;
+  defaultScopes: string[];
+  requiredScopes: string[];
+  /** Whether connections take a `tenant`. */
+  tenant: boolean;
+  /** The connection parameters (`parameters` of a connection). */
+  parameters: ProviderParameter[];
+  setup: ProviderSetup;
+}
+
+/** One provider with the definition it was compiled from. */
+export interface ProviderWithDefinition extends Provider {
+  definition: ProviderDefinition;
+}
+
+/** A custom provider as its creation or replacement returns it. */
+export interface CustomProvider extends ProviderWithDefinition {
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface ToolAnnotations {

@@ -2,8 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { FaultSpec } from './faults.js';
 import type { EmulatorControl } from './host.js';
 import { isEmulatorKey } from './modules.js';
-import type { GrantFilter } from './oauth-store.js';
-import type { EmulatorKey } from './types.js';
+import type { EmulatorKey, GrantFilter } from './types.js';
 
 class BadRequest extends Error {}
 
@@ -38,7 +37,13 @@ function emulatorOf(control: EmulatorControl, body: Body, required: boolean): Em
 }
 
 function filterOf(body: Body): GrantFilter {
-  return { userId: optionalString(body, 'user_id'), clientId: optionalString(body, 'client_id') };
+  const filter: GrantFilter = {
+    userId: optionalString(body, 'user_id'),
+    clientId: optionalString(body, 'client_id'),
+  };
+  const provider = optionalString(body, 'provider');
+  if (provider !== undefined) filter.provider = provider;
+  return filter;
 }
 
 function optionalNumber(body: Body, name: string): number | undefined {
@@ -93,6 +98,7 @@ export function registerControlRoutes(app: FastifyInstance, control: EmulatorCon
   });
   overviewRoutes(app, control);
   clientAndTokenRoutes(app, control);
+  definitionRoutes(app, control);
   faultAndCounterRoutes(app, control);
 }
 
@@ -122,12 +128,14 @@ function overviewRoutes(app: FastifyInstance, control: EmulatorControl): void {
 function clientAndTokenRoutes(app: FastifyInstance, control: EmulatorControl): void {
   app.get('/clients', async () =>
     Object.fromEntries(
-      control
-        .emulators()
-        .map((key) => [
-          key,
-          control.clients(key).map((c) => ({ client_id: c.clientId, redirect_uris: c.redirectUris })),
-        ]),
+      control.emulators().map((key) => [
+        key,
+        control.clients(key).map((c) => ({
+          client_id: c.clientId,
+          redirect_uris: c.redirectUris,
+          ...(c.provider ? { provider: c.provider } : {}),
+        })),
+      ]),
     ),
   );
 
@@ -139,12 +147,19 @@ function clientAndTokenRoutes(app: FastifyInstance, control: EmulatorControl): v
       throw new BadRequest('redirect_uris must be an array of strings');
     }
     const clientId = requiredString(body, 'client_id');
+    const provider = optionalString(body, 'provider');
     control.registerClient(emulator, {
       clientId,
       clientSecret: requiredString(body, 'client_secret'),
       redirectUris: redirectUris as string[],
+      ...(provider ? { provider } : {}),
     });
-    return reply.code(201).send({ emulator, client_id: clientId, redirect_uris: redirectUris });
+    return reply.code(201).send({
+      emulator,
+      client_id: clientId,
+      redirect_uris: redirectUris,
+      ...(provider ? { provider } : {}),
+    });
   });
 
   app.post('/tokens', async (req) => {
@@ -157,6 +172,7 @@ function clientAndTokenRoutes(app: FastifyInstance, control: EmulatorControl): v
       userId: requiredString(body, 'user_id'),
       clientId: optionalString(body, 'client_id'),
       scopes: scopes as string[] | undefined,
+      provider: optionalString(body, 'provider'),
     });
   });
 
@@ -180,6 +196,23 @@ function clientAndTokenRoutes(app: FastifyInstance, control: EmulatorControl): v
     }
     control.setAccessTokenTtl(emulator, ttl);
     return { emulator, access_token_ttl_seconds: ttl };
+  });
+}
+
+/** The definitions emulator's provider definitions, and the API keys it refuses. */
+function definitionRoutes(app: FastifyInstance, control: EmulatorControl): void {
+  app.get('/definitions', async () => ({ keys: control.definitions() }));
+
+  app.post('/definitions', async (req, reply) => {
+    control.registerDefinition(asBody(req.body));
+    return reply.code(204).send();
+  });
+
+  app.post('/api-keys/revoke', async (req) => {
+    const body = asBody(req.body);
+    const provider = requiredString(body, 'provider');
+    control.revokeApiKey(provider, requiredString(body, 'key'));
+    return { ok: true };
   });
 }
 

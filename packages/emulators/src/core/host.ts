@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Counters, type CountersSnapshot } from './counters.js';
 import { type FaultSpec, FaultStore } from './faults.js';
+import { oauthEndpoints } from './oauth-routes.js';
 import { type GrantFilter, OAuthStore } from './oauth-store.js';
+import type { ModuleRuntime } from './runtime.js';
 import type {
+  DefinitionCatalog,
   EmulatedUser,
   EmulatorKey,
   EmulatorModule,
@@ -11,19 +14,15 @@ import type {
   RegisteredClient,
 } from './types.js';
 
-/** One hosted emulator: its module, OAuth bookkeeping, live state and the context its routes use. */
-export interface ModuleRuntime {
-  module: EmulatorModule;
-  store: OAuthStore;
-  ctx: ProviderContext;
-  state: unknown;
-}
+export type { ModuleRuntime } from './runtime.js';
 
 export interface IssueTokenOptions {
   /** Emulated user id (or email). */
   userId: string;
   clientId?: string;
   scopes?: string[];
+  /** Definitions emulator: the definition the token is for, when `clientId` names no client of it. */
+  provider?: string;
 }
 
 export interface IssuedToken {
@@ -63,6 +62,16 @@ export interface EmulatorControl {
   issueToken(key: EmulatorKey, opts: IssueTokenOptions): IssuedToken;
   /** The OAuth bookkeeping (grants, tokens, codes) of one emulator. */
   oauth(key: EmulatorKey): OAuthStore;
+  /**
+   * Gives the definitions emulator a provider definition to play (the JSON of
+   * packages/gateway/providers/provider.schema.json); the latest for a key wins. Returns the key;
+   * throws when the definition cannot be played. Definitions, like clients, survive a reset.
+   */
+  registerDefinition(definition: object): string;
+  /** Keys of the definitions the definitions emulator plays. */
+  definitions(): string[];
+  /** Refuses an API key (or a Basic password) of a definition from now on, until reset. */
+  revokeApiKey(provider: string, key: string): void;
 }
 
 export interface HostOptions {
@@ -129,6 +138,8 @@ export class EmulatorHost {
 
   private createContext(module: EmulatorModule, store: OAuthStore): ProviderContext {
     const host = this;
+    // The runtime as the OAuth endpoints see it; they read no state.
+    const runtime = (): ModuleRuntime => ({ module, store, ctx, state: undefined });
     // A plain function, not a method: routes may destructure the context.
     const resolveAccessToken: ProviderContext['resolveAccessToken'] = (token) => {
       const resolved = store.resolveAccessToken(token);
@@ -137,7 +148,7 @@ export class EmulatorHost {
       if (!user) return { ok: false, reason: 'revoked' };
       return { ok: true, token: resolved.record, user };
     };
-    return {
+    const ctx: ProviderContext = {
       key: module.key,
       users: module.users,
       clock: this.clock,
@@ -168,7 +179,52 @@ export class EmulatorHost {
       randomId(bytes = 16) {
         return randomBytes(bytes).toString('hex');
       },
+      client: (clientId) => store.clients.get(clientId),
+      serveOAuth: (profile) => oauthEndpoints(runtime(), host, profile),
     };
+    return ctx;
+  }
+
+  /** The definitions catalog of an emulator that has one (else the control call is a mistake). */
+  catalog(key: EmulatorKey): DefinitionCatalog {
+    const catalog = this.runtime(key).module.definitions;
+    if (!catalog) throw new Error(`emulator ${key} plays no provider definitions`);
+    return catalog;
+  }
+
+  /** Mints a token without the browser flow; the internal client is per definition for definitions. */
+  issueToken(key: EmulatorKey, opts: IssueTokenOptions): IssuedToken {
+    const { module, store } = this.runtime(key);
+    const user = module.users.find((u) => u.id === opts.userId || u.email === opts.userId);
+    if (!user) throw new Error(`no ${key} user ${opts.userId}`);
+    const provider = opts.provider;
+    if (module.definitions && opts.clientId === undefined && !provider) {
+      throw new Error(`issuing a ${key} token needs a clientId or a provider`);
+    }
+    const clientId = opts.clientId ?? (provider ? `${INTERNAL_CLIENT_ID}.${provider}` : INTERNAL_CLIENT_ID);
+    if (!store.clients.has(clientId)) {
+      const secret = randomBytes(16).toString('hex');
+      store.registerClient({
+        clientId,
+        clientSecret: secret,
+        redirectUris: [],
+        ...(provider ? { provider } : {}),
+      });
+    }
+    const grant = store.createGrant(clientId, user.id, opts.scopes ?? []);
+    const access = store.issueAccessToken(grant);
+    const issued: IssuedToken = { access_token: access.token, user_id: user.id, client_id: clientId };
+    if (grant.refreshToken) issued.refresh_token = grant.refreshToken;
+    if (access.expiresAt !== null) issued.expires_in = Math.round((access.expiresAt - this.clock()) / 1000);
+    return issued;
+  }
+
+  /** Revokes grants, and for an emulator of definitions the API keys the filter names too. */
+  revokeGrants(key: EmulatorKey, filter?: GrantFilter): number {
+    const runtime = this.runtime(key);
+    const resolved = this.userFilter(key, filter);
+    const keys = runtime.module.definitions?.revokeKeys(runtime.state, resolved) ?? 0;
+    return runtime.store.revokeGrants(resolved) + keys;
   }
 
   private createControl(): EmulatorControl {
@@ -183,7 +239,12 @@ export class EmulatorHost {
       registerClient(key, client) {
         if (!client.clientId || !client.clientSecret)
           throw new Error('clientId and clientSecret are required');
-        host.runtime(key).store.registerClient(client);
+        const runtime = host.runtime(key);
+        // A client of the definitions emulator serves one definition; without one it would serve none.
+        if (runtime.module.definitions && !client.provider) {
+          throw new Error(`a ${key} client needs the provider (definition key) it belongs to`);
+        }
+        runtime.store.registerClient(client);
       },
       clients: (key) => [...host.runtime(key).store.clients.values()],
       reset(opts = {}) {
@@ -196,7 +257,7 @@ export class EmulatorHost {
       },
       expireAccessTokens: (key, filter) =>
         host.runtime(key).store.expireAccessTokens(host.userFilter(key, filter)),
-      revokeGrants: (key, filter) => host.runtime(key).store.revokeGrants(host.userFilter(key, filter)),
+      revokeGrants: (key, filter) => host.revokeGrants(key, filter),
       setAccessTokenTtl(key, seconds) {
         if (seconds !== null && !(Number.isFinite(seconds) && seconds >= 0)) {
           throw new Error('access token TTL must be a non-negative number of seconds or null');
@@ -212,23 +273,13 @@ export class EmulatorHost {
       resetCounters: () => host.counters.reset(),
       state: <S>(key: EmulatorKey) => host.runtime(key).state as S,
       users: (key) => host.runtime(key).module.users,
-      issueToken(key, opts) {
-        const { module, store } = host.runtime(key);
-        const user = module.users.find((u) => u.id === opts.userId || u.email === opts.userId);
-        if (!user) throw new Error(`no ${key} user ${opts.userId}`);
-        const clientId = opts.clientId ?? INTERNAL_CLIENT_ID;
-        if (!store.clients.has(clientId)) {
-          store.registerClient({ clientId, clientSecret: randomBytes(16).toString('hex'), redirectUris: [] });
-        }
-        const grant = store.createGrant(clientId, user.id, opts.scopes ?? []);
-        const access = store.issueAccessToken(grant);
-        const issued: IssuedToken = { access_token: access.token, user_id: user.id, client_id: clientId };
-        if (grant.refreshToken) issued.refresh_token = grant.refreshToken;
-        if (access.expiresAt !== null)
-          issued.expires_in = Math.round((access.expiresAt - host.clock()) / 1000);
-        return issued;
-      },
+      issueToken: (key, opts) => host.issueToken(key, opts),
       oauth: (key) => host.runtime(key).store,
+      registerDefinition: (definition) => host.catalog('definitions').register(definition),
+      definitions: () => host.catalog('definitions').keys(),
+      revokeApiKey(provider, key) {
+        host.catalog('definitions').revokeKey(host.runtime('definitions').state, provider, key);
+      },
     };
   }
 }

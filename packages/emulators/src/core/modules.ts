@@ -1,6 +1,12 @@
 import type { EmulatorKey, EmulatorModule } from './types.js';
 
-export const EMULATOR_KEYS: readonly EmulatorKey[] = ['notion', 'google', 'hubspot', 'microsoft'];
+export const EMULATOR_KEYS: readonly EmulatorKey[] = [
+  'notion',
+  'google',
+  'hubspot',
+  'microsoft',
+  'definitions',
+];
 
 /**
  * Every provider emulator, loaded on demand so that hosting one provider does not pay for
@@ -12,6 +18,9 @@ export const emulatorLoaders: Record<EmulatorKey, () => Promise<EmulatorModule>>
   hubspot: async () => (await import('../providers/hubspot/index.js')).hubspotEmulator as EmulatorModule,
   microsoft: async () =>
     (await import('../providers/microsoft/index.js')).microsoftEmulator as EmulatorModule,
+  // A new module per host: the definitions it is given are that host's.
+  definitions: async () =>
+    (await import('../providers/definitions/index.js')).createDefinitionsEmulator() as EmulatorModule,
 };
 
 export function isEmulatorKey(value: unknown): value is EmulatorKey {

@@ -1,16 +1,21 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderConsentPage, renderErrorPage } from './consent-page.js';
-import type { EmulatorHost, ModuleRuntime } from './host.js';
 import { PKCE_VALUE, stringParams } from './oauth-requests.js';
 import { tokenBodyError, tokenRequest } from './oauth-token.js';
-import type { EmulatorKey, RegisteredClient } from './types.js';
+import type { ModuleRuntime, OAuthHost } from './runtime.js';
+import type { EmulatorKey, OAuthEndpoints, OAuthProfile, RegisteredClient } from './types.js';
 
 const PROVIDER_NAMES: Record<EmulatorKey, string> = {
   notion: 'Notion',
   google: 'Google',
   hubspot: 'HubSpot',
   microsoft: 'Microsoft',
+  definitions: 'Provider',
 };
+
+function providerName(runtime: ModuleRuntime): string {
+  return runtime.module.oauth.providerName ?? PROVIDER_NAMES[runtime.module.key];
+}
 
 interface AuthorizeRequest {
   client: RegisteredClient;
@@ -44,7 +49,7 @@ function checkAuthorize(runtime: ModuleRuntime, params: Record<string, string>):
   if (!clientId)
     return { kind: 'page', error: 'invalid_request', description: 'Missing required parameter: client_id' };
   const client = store.clients.get(clientId);
-  if (!client)
+  if (!client || (profile.servesClient && !profile.servesClient(client)))
     return {
       kind: 'page',
       error: 'invalid_client',
@@ -78,41 +83,39 @@ function checkAuthorize(runtime: ModuleRuntime, params: Record<string, string>):
     return fail('unsupported_response_type', `Unsupported response_type: ${params.response_type}`);
   }
   if (!state && !profile.stateOptional) return fail('invalid_request', 'Missing required parameter: state');
-  let codeChallenge: string | undefined;
-  let codeChallengeMethod: 'S256' | 'plain' | undefined;
-  if (profile.pkce === 'supported' && (params.code_challenge || params.code_challenge_method)) {
-    if (!params.code_challenge) return fail('invalid_request', 'Missing required parameter: code_challenge');
-    const method = params.code_challenge_method ?? 'plain';
-    if (method !== 'S256' && method !== 'plain') {
-      return fail('invalid_request', `Unsupported code_challenge_method: ${method}`);
-    }
-    if (!PKCE_VALUE.test(params.code_challenge)) return fail('invalid_request', 'Invalid code_challenge');
-    codeChallenge = params.code_challenge;
-    codeChallengeMethod = method;
-  }
+  const pkce = checkPkce(profile, params);
+  if ('problem' in pkce) return fail('invalid_request', pkce.problem);
   const problem = profile.validateAuthorizeRequest?.(params) ?? null;
   if (typeof problem === 'string') return fail('invalid_request', problem);
   if (problem) return fail(problem.error, problem.description);
-  const scopes = (params.scope ?? '')
+  const scopes = (params[profile.scopeParameter ?? 'scope'] ?? '')
     .split(profile.scopeSeparator === ',' ? /[,\s]+/ : /\s+/)
     .filter((s) => s.length > 0);
   return {
     kind: 'ok',
-    request: {
-      client,
-      redirectUri,
-      state: state || undefined,
-      scopes,
-      codeChallenge,
-      codeChallengeMethod,
-      params,
-    },
+    request: { client, redirectUri, state: state || undefined, scopes, ...pkce, params },
   };
+}
+
+/** RFC 7636 §4.3: the challenge, when the client sends one (or must: 'required' takes S256 only). */
+function checkPkce(
+  profile: OAuthProfile,
+  params: Record<string, string>,
+): { problem: string } | Pick<AuthorizeRequest, 'codeChallenge' | 'codeChallengeMethod'> {
+  const sent = Boolean(params.code_challenge || params.code_challenge_method);
+  if (profile.pkce === 'unsupported' || (!sent && profile.pkce !== 'required')) return {};
+  if (!params.code_challenge) return { problem: 'Missing required parameter: code_challenge' };
+  const method = params.code_challenge_method ?? 'plain';
+  if (method !== 'S256' && (method !== 'plain' || profile.pkce === 'required')) {
+    return { problem: `Unsupported code_challenge_method: ${method}` };
+  }
+  if (!PKCE_VALUE.test(params.code_challenge)) return { problem: 'Invalid code_challenge' };
+  return { codeChallenge: params.code_challenge, codeChallengeMethod: method };
 }
 
 function sendAuthorizeFailure(
   reply: FastifyReply,
-  key: EmulatorKey,
+  name: string,
   check: Exclude<AuthorizeCheck, { kind: 'ok' }>,
 ): FastifyReply {
   if (check.kind === 'redirect') return reply.redirect(check.location, 302);
@@ -120,17 +123,18 @@ function sendAuthorizeFailure(
     .code(400)
     .header('cache-control', 'no-store')
     .type('text/html; charset=utf-8')
-    .send(renderErrorPage(PROVIDER_NAMES[key], check.error, check.description));
+    .send(renderErrorPage(name, check.error, check.description));
 }
 
 /** The consent form's own fields, which are not part of the client's authorize request. */
 const CONSENT_FIELDS = new Set(['decision', 'user_id']);
 
 /** The generic OAuth 2.0 authorization server, spelled the way the module's profile says. */
-export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime, host: EmulatorHost): void {
+export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime, host: OAuthHost): void {
+  if (runtime.module.routesOAuthItself) return;
   const profile = runtime.module.oauth;
   app.get(profile.authorizePath, (req, reply) => consentPage(runtime, req, reply));
-  app.post(profile.authorizePath, { errorHandler: consentBodyError(runtime.module.key) }, (req, reply) =>
+  app.post(profile.authorizePath, { errorHandler: consentBodyError(runtime) }, (req, reply) =>
     consentDecision(runtime, req, reply),
   );
   app.post(profile.tokenPath, { errorHandler: tokenBodyError(profile) }, (req, reply) =>
@@ -138,12 +142,29 @@ export function registerOAuthRoutes(app: FastifyInstance, runtime: ModuleRuntime
   );
 }
 
+/**
+ * The same server as handlers, answering with another profile (ctx.serveOAuth): the module's
+ * runtime with the profile swapped, sharing its store, users and counters.
+ */
+export function oauthEndpoints(
+  runtime: ModuleRuntime,
+  host: OAuthHost,
+  profile: OAuthProfile,
+): OAuthEndpoints {
+  const swapped: ModuleRuntime = { ...runtime, module: { ...runtime.module, oauth: profile } };
+  return {
+    consentPage: (req, reply) => consentPage(swapped, req, reply),
+    consentDecision: (req, reply) => consentDecision(swapped, req, reply),
+    token: (req, reply) => tokenRequest(swapped, host, req, reply),
+  };
+}
+
 /** A consent form that does not parse is shown as the authorize error page, never redirected. */
-function consentBodyError(key: EmulatorKey) {
+function consentBodyError(runtime: ModuleRuntime) {
   return (error: FastifyError, _req: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) throw error;
-    return sendAuthorizeFailure(reply, key, {
+    return sendAuthorizeFailure(reply, providerName(runtime), {
       kind: 'page',
       error: 'invalid_request',
       description: error.message,
@@ -157,13 +178,13 @@ async function consentPage(runtime: ModuleRuntime, req: FastifyRequest, reply: F
   const profile = module.oauth;
   const params = stringParams(req.query);
   const check = checkAuthorize(runtime, params);
-  if (check.kind !== 'ok') return sendAuthorizeFailure(reply, module.key, check);
+  if (check.kind !== 'ok') return sendAuthorizeFailure(reply, providerName(runtime), check);
   const hint = params.login_hint?.toLowerCase();
   const hinted = hint
     ? module.users.find((u) => u.email.toLowerCase() === hint || u.id === params.login_hint)
     : undefined;
   const html = renderConsentPage({
-    providerName: PROVIDER_NAMES[module.key],
+    providerName: providerName(runtime),
     clientId: check.request.client.clientId,
     scopes: check.request.scopes,
     users: module.users,
@@ -179,7 +200,7 @@ async function consentDecision(runtime: ModuleRuntime, req: FastifyRequest, repl
   const { module, store } = runtime;
   const params = stringParams(req.body);
   const check = checkAuthorize(runtime, params);
-  if (check.kind !== 'ok') return sendAuthorizeFailure(reply, module.key, check);
+  if (check.kind !== 'ok') return sendAuthorizeFailure(reply, providerName(runtime), check);
   const request = check.request;
   if (params.decision !== 'allow') {
     return reply.redirect(
@@ -193,7 +214,7 @@ async function consentDecision(runtime: ModuleRuntime, req: FastifyRequest, repl
   }
   const user = module.users.find((u) => u.id === params.user_id || u.email === params.user_id);
   if (!user) {
-    return sendAuthorizeFailure(reply, module.key, {
+    return sendAuthorizeFailure(reply, providerName(runtime), {
       kind: 'page',
       error: 'invalid_request',
       description: `Unknown user: ${params.user_id ?? '(none chosen)'}`,

@@ -3,6 +3,7 @@ import type {
   AccessTokenRecord,
   AuthFailure,
   Grant,
+  GrantFilter,
   OAuthErrorCause,
   OAuthProfile,
   RegisteredClient,
@@ -25,11 +26,7 @@ export interface AuthorizationCode {
   grantId?: string;
 }
 
-/** Which tokens or grants a control operation applies to. */
-export interface GrantFilter {
-  userId?: string;
-  clientId?: string;
-}
+export type { GrantFilter } from './types.js';
 
 /** Outcome of looking up a refresh token at the token endpoint. */
 export type RefreshTokenCheck =
@@ -68,15 +65,26 @@ export class OAuthStore {
   /** Every refresh token ever issued → grant id, to tell a rotated-out or revoked token from an unknown one. */
   readonly issuedRefreshTokens = new Map<string, string>();
   readonly codes = new Map<string, AuthorizationCode>();
-  /** Access-token lifetime in seconds currently in force; null = never expires. */
-  ttlSeconds: number | null;
+  private ttl: number | null;
+  /** The control API set the lifetime: it then beats the profile's per-client lifetimes until reset. */
+  private ttlSet = false;
 
   constructor(
     private readonly profile: OAuthProfile,
     private readonly clock: () => number,
     private readonly defaultTtl: number | null,
   ) {
-    this.ttlSeconds = defaultTtl;
+    this.ttl = defaultTtl;
+  }
+
+  /** Access-token lifetime in seconds currently in force; null = never expires. */
+  get ttlSeconds(): number | null {
+    return this.ttl;
+  }
+
+  set ttlSeconds(seconds: number | null) {
+    this.ttl = seconds;
+    this.ttlSet = true;
   }
 
   reset(opts: { clients?: boolean } = {}): void {
@@ -85,8 +93,16 @@ export class OAuthStore {
     this.refreshTokens.clear();
     this.issuedRefreshTokens.clear();
     this.codes.clear();
-    this.ttlSeconds = this.defaultTtl;
+    this.ttl = this.defaultTtl;
+    this.ttlSet = false;
     if (opts.clients) this.clients.clear();
+  }
+
+  /** The lifetime of the next access token of a grant: the profile's for its client, unless set here. */
+  private ttlFor(grant: Grant): number | null {
+    if (this.ttlSet || !this.profile.accessTokenTtlFor) return this.ttl;
+    const own = this.profile.accessTokenTtlFor(this.clients.get(grant.clientId));
+    return own === undefined ? this.ttl : own;
   }
 
   registerClient(client: RegisteredClient): void {
@@ -141,13 +157,14 @@ export class OAuthStore {
   }
 
   issueAccessToken(grant: Grant): AccessTokenRecord {
+    const ttl = this.ttlFor(grant);
     const record: AccessTokenRecord = {
       token: (this.profile.tokenPrefix?.access ?? '') + randomToken(32),
       grantId: grant.id,
       clientId: grant.clientId,
       userId: grant.userId,
       scopes: [...grant.scopes],
-      expiresAt: this.ttlSeconds === null ? null : this.clock() + this.ttlSeconds * 1000,
+      expiresAt: ttl === null ? null : this.clock() + ttl * 1000,
       revoked: false,
     };
     this.accessTokens.set(record.token, record);
@@ -209,7 +226,7 @@ export class OAuthStore {
   revokeGrants(filter: GrantFilter = {}): number {
     let count = 0;
     for (const grant of this.grants.values()) {
-      if (grant.revoked || !matches(grant, filter)) continue;
+      if (grant.revoked || !this.matches(grant, filter)) continue;
       this.revokeGrant(grant);
       count++;
     }
@@ -221,7 +238,7 @@ export class OAuthStore {
     const now = this.clock();
     let count = 0;
     for (const record of this.accessTokens.values()) {
-      if (!matches(record, filter)) continue;
+      if (!this.matches(record, filter)) continue;
       if (record.expiresAt === null || record.expiresAt > now) {
         record.expiresAt = now - 1;
         count++;
@@ -229,11 +246,12 @@ export class OAuthStore {
     }
     return count;
   }
-}
 
-function matches(item: { userId: string; clientId: string }, filter: GrantFilter): boolean {
-  return (
-    (filter.userId === undefined || item.userId === filter.userId) &&
-    (filter.clientId === undefined || item.clientId === filter.clientId)
-  );
+  private matches(item: { userId: string; clientId: string }, filter: GrantFilter): boolean {
+    return (
+      (filter.userId === undefined || item.userId === filter.userId) &&
+      (filter.clientId === undefined || item.clientId === filter.clientId) &&
+      (filter.provider === undefined || this.clients.get(item.clientId)?.provider === filter.provider)
+    );
+  }
 }

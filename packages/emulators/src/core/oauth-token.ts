@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { EmulatorHost, ModuleRuntime } from './host.js';
 import { bodyFormat, PKCE_VALUE, readClientCredentials, stringParams } from './oauth-requests.js';
 import { type AuthorizationCode, safeEqual } from './oauth-store.js';
+import type { ModuleRuntime, OAuthHost } from './runtime.js';
 import type {
   OAuthErrorCause,
   OAuthErrorKind,
@@ -29,7 +29,7 @@ export function tokenBodyError(profile: OAuthProfile) {
 /** Answers a token request: the client's credentials, then its grant, in the provider's words. */
 export async function tokenRequest(
   runtime: ModuleRuntime,
-  host: EmulatorHost,
+  host: OAuthHost,
   req: FastifyRequest,
   reply: FastifyReply,
 ) {
@@ -61,7 +61,12 @@ export async function tokenRequest(
   if ('error' in credentials) {
     return fail('invalid_client', credentials.error, credentials.cause, { clientId: body.client_id });
   }
-  const verified = store.verifyClient(credentials.clientId, credentials.clientSecret);
+  const known = store.verifyClient(credentials.clientId, credentials.clientSecret);
+  // A client of another server sharing the store (definitions) is unknown here.
+  const verified =
+    known.ok && profile.servesClient && !profile.servesClient(known.client)
+      ? ({ ok: false, cause: 'unknown_client' } as const)
+      : known;
   if (!verified.ok) {
     return fail(
       'invalid_client',
@@ -109,7 +114,7 @@ function verifyPkce(
 /** A token request whose client is verified, and how to answer it with the provider's error. */
 interface GrantRequest {
   runtime: ModuleRuntime;
-  host: EmulatorHost;
+  host: OAuthHost;
   client: RegisteredClient;
   body: Record<string, string>;
   fail(

@@ -9,7 +9,7 @@ import { registerOAuthRoutes } from './oauth-routes.js';
 import type { EmulatorKey, EmulatorModule } from './types.js';
 
 export interface EmulatorsPluginOptions {
-  /** Which emulators to host (default: all four). Module objects host custom or test emulators. */
+  /** Which emulators to host (default: all of them). Module objects host custom or test emulators. */
   modules?: Array<EmulatorKey | EmulatorModule>;
   /** Serve the `/_emulator` control API (default true). */
   control?: boolean;

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Emulator keys: one OAuth server and one path prefix each. Google serves Calendar, Drive, Sheets and Docs. */
-export type EmulatorKey = 'notion' | 'google' | 'hubspot' | 'microsoft';
+/**
+ * Emulator keys: one path prefix each. Google serves Calendar, Drive, Sheets and Docs; definitions
+ * plays any provider from its JSON definition, one OAuth server per definition.
+ */
+export type EmulatorKey = 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions';
 
 /** A person who can sign in at an emulated provider. Each has their own data. */
 export interface EmulatedUser {
@@ -14,6 +17,19 @@ export interface RegisteredClient {
   clientId: string;
   clientSecret: string;
   redirectUris: string[];
+  /**
+   * The provider definition the client belongs to (definitions emulator only, where it is
+   * required): a client id serves one definition at a time, the latest registration wins.
+   */
+  provider?: string;
+}
+
+/** Which tokens or grants a control operation applies to. */
+export interface GrantFilter {
+  userId?: string;
+  clientId?: string;
+  /** Definitions emulator: only the grants (and API keys) of this definition's key. */
+  provider?: string;
 }
 
 /** A user's consent to a client: outlives access tokens, dies on revocation. */
@@ -143,9 +159,24 @@ export interface OAuthProfile {
   clientAuth: Array<'client_secret_basic' | 'client_secret_post'>;
   /** Body encodings the token endpoint accepts. */
   tokenBodyFormats: Array<'form' | 'json'>;
-  pkce: 'supported' | 'unsupported';
+  /** 'required': every authorize request must carry an S256 code challenge. */
+  pkce: 'supported' | 'unsupported' | 'required';
   /** Separator of the `scope` parameter. */
   scopeSeparator: ' ' | ',';
+  /** The authorize parameter that carries the scopes (default `scope`; Slack's user tokens: `user_scope`). */
+  scopeParameter?: string;
+  /** The provider's name on the consent and error pages (default: the emulator's). */
+  providerName?: string;
+  /**
+   * Whether this server knows the client (default: every client of the emulator). The definitions
+   * emulator shares one store among its definitions, and a client serves only its own.
+   */
+  servesClient?(client: RegisteredClient): boolean;
+  /**
+   * The access-token lifetime for a client's grants when it differs per client (definitions: each
+   * definition's own); undefined = the store's. A lifetime set through the control API wins.
+   */
+  accessTokenTtlFor?(client: RegisteredClient | undefined): number | null | undefined;
   /** Default access-token lifetime in seconds; null = no expiry. Configurable per instance. */
   accessTokenTtlSeconds: number | null;
   /** 'none': no refresh token; 'static': issued once, reused; 'rotate': a new one on every refresh, old one dies. */
@@ -219,6 +250,38 @@ export interface ProviderContext {
   grantForRefreshToken(token: string): Grant | undefined;
   /** Random id helper shared by emulators. */
   randomId(bytes?: number): string;
+  /** The registered client of that id (the definitions emulator asks which definition a token's client serves). */
+  client(clientId: string): RegisteredClient | undefined;
+  /**
+   * The core's OAuth endpoints answering with another profile than the module's, for a module that
+   * plays several providers and routes their requests itself (definitions). Requests must carry
+   * their parameters as a parsed `req.body` (form or JSON object) where the endpoint takes a body.
+   */
+  serveOAuth(profile: OAuthProfile): OAuthEndpoints;
+}
+
+/** The core's authorization server, as handlers a module calls from its own routes. */
+export interface OAuthEndpoints {
+  /** GET authorize: the consent page (or the error page, or a redirect with an error). */
+  consentPage(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /** POST authorize: the consent form's answer, redirected to the client with a code. */
+  consentDecision(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /** POST token: the authorization_code and refresh_token grants. */
+  token(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+}
+
+/**
+ * Provider definitions given at run time (the definitions emulator): what the control API reaches
+ * besides the OAuth store. `State` is the module's, where refused API keys are session state.
+ */
+export interface DefinitionCatalog<State = unknown> {
+  /** Reads and stores a definition (the latest for a key wins); returns its key. Throws when unplayable. */
+  register(definition: unknown): string;
+  keys(): string[];
+  /** Refuses matching API keys (Basic passwords) that have been used, from now on; how many. */
+  revokeKeys(state: State, filter: GrantFilter): number;
+  /** Refuses one API key (or Basic password) of a definition from now on, used or not. */
+  revokeKey(state: State, provider: string, key: string): void;
 }
 
 /** One emulated provider: its OAuth profile, its seeded data and its API routes. */
@@ -236,4 +299,11 @@ export interface EmulatorModule<State = unknown> {
   sendAuthError(reply: FastifyReply, reason: AuthFailure): FastifyReply;
   /** Answers an unknown route in the provider's shape. */
   sendNotFound(reply: FastifyReply, req: FastifyRequest): FastifyReply;
+  /**
+   * The module serves its OAuth endpoints itself (with `ctx.serveOAuth`), at paths only its
+   * routes know; the core then mounts none at `oauth.authorizePath` / `oauth.tokenPath`.
+   */
+  routesOAuthItself?: boolean;
+  /** Set by an emulator configured with provider definitions at run time. */
+  definitions?: DefinitionCatalog<State>;
 }

@@ -5,7 +5,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { type ProviderOAuthClient, refreshAccessToken, TokenEndpointError } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
-import { getProvider, PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
+import { PROVIDERS, type ProviderDefinition, type ProviderKey } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
 import {
@@ -67,7 +67,17 @@ export interface AccountTokensDeps {
     connectionId: string,
     db: Queryable,
   ): Promise<{ row: ConnectionRow; client: ProviderOAuthClient }>;
-  endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
+  /**
+   * Where the provider is for this connection and, when given, this account (whose token response
+   * may name its own API host).
+   */
+  endpoints(
+    provider: ProviderDefinition,
+    connection: ConnectionPlace,
+    accountMetadata?: Record<string, unknown>,
+  ): ProviderEndpoints;
+  /** The definition of a connection's provider: built-in, or one of the environment's own. */
+  provider(environmentId: string, key: string): Promise<ProviderDefinition>;
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
   notActive(account: AccountWithConnection | AccountRow): Promise<Problem>;
   /** A fresh authorization link for the account, created in `tx` (for the expiry event). */
@@ -236,9 +246,11 @@ export class AccountTokens {
    */
   async refreshIdleAccounts(opts: { limit?: number; concurrency?: number } = {}): Promise<number> {
     // Refreshed a fortnight before the provider's limit, so a day of downtime changes nothing.
-    const byProvider = Object.values(PROVIDERS)
-      .filter((p) => p.oauth.refreshTokenIdleDays !== undefined)
-      .map((p) => ({ provider: p.key, idleDays: p.oauth.refreshTokenIdleDays! - 14 }));
+    const byProvider = Object.values(PROVIDERS).flatMap((p) =>
+      p.oauth?.refreshTokenIdleDays !== undefined
+        ? [{ provider: p.key, idleDays: p.oauth.refreshTokenIdleDays - 14 }]
+        : [],
+    );
     const ids = await accountsWithIdleRefreshTokens(this.deps.db, byProvider, opts.limit ?? 100);
     let refreshed = 0;
     const queue = [...ids];
@@ -319,12 +331,13 @@ export class AccountTokens {
   }
 
   private needsRefresh(provider: ProviderDefinition, expiresAt: number | null): boolean {
-    return expiresAt !== null && expiresAt - provider.oauth.refreshMarginSeconds * 1000 <= this.clock();
+    const margin = provider.oauth?.refreshMarginSeconds ?? 0;
+    return expiresAt !== null && expiresAt - margin * 1000 <= this.clock();
   }
 
   private async load(account: AccountWithConnection): Promise<Credential> {
     if (account.status !== 'ACTIVE' || !account.access_token) throw await this.deps.notActive(account);
-    const provider = getProvider(account.provider as ProviderKey);
+    const provider = await this.deps.provider(account.environment_id, account.provider);
     const expiresAt = account.token_expires_at?.getTime() ?? null;
     if (this.needsRefresh(provider, expiresAt)) {
       const outcome = await this.refresh(account.id);
@@ -332,7 +345,16 @@ export class AccountTokens {
       return this.remember(outcome.credential);
     }
     return this.remember(
-      await this.credentialOf(account, account.connection_name, account.sandbox, provider),
+      await this.credentialOf(
+        account,
+        {
+          name: account.connection_name,
+          sandbox: account.sandbox,
+          tenant: account.tenant,
+          parameters: account.connection_parameters,
+        },
+        provider,
+      ),
     );
   }
 
@@ -345,19 +367,17 @@ export class AccountTokens {
 
   private async credentialOf(
     account: AccountRow,
-    connectionName: string,
-    sandbox: boolean,
+    connection: ConnectionPlace & { name: string },
     provider: ProviderDefinition,
   ): Promise<Credential> {
     return {
       accountId: account.id,
       environmentId: account.environment_id,
       connectionId: account.connection_id,
-      connectionName,
+      connectionName: connection.name,
       identifier: account.identifier,
       provider,
-      // The API base is all a credential's users need; token calls take the connection's own place.
-      endpoints: this.deps.endpoints(provider, { sandbox }),
+      endpoints: this.deps.endpoints(provider, connection, account.provider_metadata),
       accessToken: this.deps.keyring.open(account.access_token!, {
         ...ACCOUNT_ACCESS_TOKEN,
         rowId: account.id,
@@ -400,7 +420,7 @@ export class AccountTokens {
         if (!row) return { failed: new Problem('account_not_found', `No connected account ${accountId}.`) };
         if (row.status !== 'ACTIVE' || !row.access_token) return { done: { ok: false, account: row } };
         const { row: connection, client } = await this.deps.connection(row.connection_id, tx);
-        const provider = getProvider(connection.provider);
+        const provider = await this.deps.provider(connection.environment_id, connection.provider);
         const current = keyring.open(row.access_token, { ...ACCOUNT_ACCESS_TOKEN, rowId: row.id });
         // Another request or process refreshed while we waited: use its token.
         const refreshedElsewhere = staleAccessToken
@@ -410,7 +430,7 @@ export class AccountTokens {
           return {
             done: {
               ok: true,
-              credential: await this.credentialOf(row, connection.name, connection.sandbox, provider),
+              credential: await this.credentialOf(row, connection, provider),
             },
           };
         }
@@ -519,7 +539,7 @@ export class AccountTokens {
       return this.settle(accountId, {
         ok: true,
         credential: {
-          ...(await this.credentialOf(row, connection.name, connection.sandbox, provider)),
+          ...(await this.credentialOf(row, connection, provider)),
           accessToken: tokens.accessToken,
           expiresAt: expiresAt?.getTime() ?? null,
           version,

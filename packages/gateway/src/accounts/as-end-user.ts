@@ -1,4 +1,5 @@
 import type { GatewayMetrics } from '../metrics/metrics.js';
+import { credentialPlacement, withQueryCredential } from '../providers/credential.js';
 import {
   discard,
   isReplayable,
@@ -61,16 +62,34 @@ export async function sendAsEndUser(
 
 /**
  * Appends what the credential brings to the request's own header list (built afresh for each send,
- * so appending is safe): defaults the caller did not set, then the end user's Authorization, which
- * callers never get to set themselves.
+ * so appending is safe): defaults the caller did not set, then the end user's credential where the
+ * provider takes it (a header callers never get to set themselves, or a query parameter).
  */
 function withCredential(request: EndUserRequest, credential: Credential): EndUserRequest {
   const headers = request.headers;
-  const defaults = credential.provider.api.defaultHeaders;
+  const provider = credential.provider;
+  const defaults = provider.api.defaultHeaders;
   for (const name in defaults) {
     if (!hasHeader(headers, name)) headers.push(name, defaults[name] as string);
   }
-  headers.push('authorization', `Bearer ${credential.accessToken}`);
+  if (provider.auth === 'oauth2' && provider.api.credential.name === 'authorization') {
+    // The hot path: most providers take a bearer token.
+    headers.push(
+      'authorization',
+      provider.api.credential.value === 'Bearer {token}'
+        ? `Bearer ${credential.accessToken}`
+        : credentialPlacement(provider, credential.accessToken).value,
+    );
+    return request;
+  }
+  const placement = credentialPlacement(provider, credential.accessToken);
+  if (placement.in === 'query') {
+    request.path = withQueryCredential(request.path, placement.name, placement.value);
+    return request;
+  }
+  // A caller's own value of the credential's header (X-Shopify-Access-Token…) never reaches the provider.
+  for (let i = headers.length - 2; i >= 0; i -= 2) if (headers[i] === placement.name) headers.splice(i, 2);
+  headers.push(placement.name, placement.value);
   return request;
 }
 

@@ -62,11 +62,66 @@ export const ListAccountsQuery = Type.Object(
 );
 export type ListAccountsQuery = Static<typeof ListAccountsQuery>;
 
+const secret = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 8192, pattern: '^[^\\u0000-\\u001f]+$', description });
+
+/** A credential the application already holds, handed to Portico to own from now on. */
+export const ImportAccountBody = Type.Object(
+  {
+    connection_name: Type.String({ minLength: 1, maxLength: 64 }),
+    identifier: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[^\\u0000-\\u001f]+$',
+      description: '1–256 characters without control characters, e.g. user_42',
+    }),
+    access_token: Type.Optional(secret('OAuth: the access token')),
+    refresh_token: Type.Optional(secret('OAuth: the refresh token (Portico refreshes with it)')),
+    expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'OAuth: when the access token expires (RFC 3339)' }),
+    ),
+    expires_in: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 315_360_000,
+        description: 'OAuth: seconds until the access token expires',
+      }),
+    ),
+    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 200 })),
+    api_key: Type.Optional(secret('API-key providers: the key')),
+    username: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        pattern: '^[^:\\u0000-\\u001f]+$',
+        description: 'basic-auth providers: the user name (no ":")',
+      }),
+    ),
+    password: Type.Optional(secret('basic-auth providers: the password')),
+    metadata: Type.Optional(
+      Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
+        maxProperties: 50,
+        description: 'provider facts kept with the account (e.g. Salesforce instance_url)',
+      }),
+    ),
+    verify: Type.Optional(
+      Type.Boolean({
+        description:
+          "check the credential with the provider's user-info request before storing it (default: true when the provider has one)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ImportAccountBody = Static<typeof ImportAccountBody>;
+
 export interface AccountView {
   id: string;
   connection_name: string;
   provider: string;
   identifier: string;
+  /** Who the account is at the provider, from its user-info request (a name or e-mail). */
+  label: string | null;
   status: string;
   status_reason: string | null;
   scopes: string[];

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
+import type { ProviderCatalogService } from '../connections/providers.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { recordEvent, recordEvents } from '../events/outbox.js';
 import { type ProviderOAuthClient, revokeGrant } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
-import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
+import { fetchUserInfo } from '../oauth/user-info.js';
+import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
 import {
@@ -18,12 +20,14 @@ import {
   findAccountByIdentifier,
   listAccounts,
   recentlyExpiredAccounts,
+  storeTokens,
   upsertPendingAccount,
 } from '../store/accounts.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import type { AccountTokens } from './account-tokens.js';
-import type { AccountView, ListAccountsQuery } from './schemas.js';
+import type { AccountView, ImportAccountBody, ListAccountsQuery } from './schemas.js';
+import { sealTokens } from './sealed-tokens.js';
 import { accountView } from './view.js';
 
 export interface AccountsDeps {
@@ -33,6 +37,7 @@ export interface AccountsDeps {
   connections: ConnectionService;
   accountTokens: AccountTokens;
   endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
+  providers: ProviderCatalogService;
 }
 
 /** Connected accounts: listing, reading and disconnecting (revoking at the provider). */
@@ -119,6 +124,75 @@ export class AccountService {
     return this.get(environmentId, row.id);
   }
 
+  /**
+   * An account from a credential the application already holds (migrating from another gateway, or
+   * tokens obtained elsewhere): stored sealed and ACTIVE, after the provider's user-info request
+   * accepted it when the definition has one; the token lifecycle takes over from there. An account
+   * that exists already gets the new credential.
+   */
+  async importCredentials(environmentId: string, body: ImportAccountBody): Promise<AccountWithConnection> {
+    const connection = await this.deps.connections.get(environmentId, body.connection_name);
+    const provider = await this.deps.providers.resolve(environmentId, connection.provider);
+    const tokens = importedTokens(provider, body);
+    const endpoints = this.deps.endpoints(provider, connection);
+    const metadata: Record<string, unknown> = { ...body.metadata };
+    if (endpoints.userInfoUrl && body.verify !== false && tokens.accessToken) {
+      const info = await fetchUserInfo(provider, endpoints.userInfoUrl, tokens.accessToken);
+      if (!info.ok && info.refused)
+        throw new Problem(
+          'credentials_invalid',
+          `${provider.displayName} refused the credential (${info.message}); import a current one, or pass "verify": false to store it unchecked.`,
+        );
+      if (!info.ok)
+        throw new Problem(
+          'upstream_unavailable',
+          `${provider.displayName} could not check the credential (${info.message}); retry shortly.`,
+          {
+            retryable: true,
+          },
+        );
+      metadata.user_info = {
+        ...(info.id ? { id: info.id } : {}),
+        ...(info.label ? { label: info.label } : {}),
+      };
+    }
+    const { db, keyring } = this.deps;
+    const id = await db.transaction(async (tx) => {
+      const account = await upsertPendingAccount(tx, environmentId, connection.id, body.identifier);
+      if (account.inserted)
+        await recordEvent(db, tx, {
+          environmentId,
+          type: 'connected_account.created',
+          subject: account.id,
+          data: accountView(account, connection),
+        });
+      await storeTokens(
+        tx,
+        account.id,
+        {
+          ...sealTokens(keyring, account.id, tokens),
+          expiresAt: tokens.expiresAt,
+          scopes: body.scopes ?? connection.scopes,
+          metadata,
+        },
+        { refreshed: false },
+      );
+      const stored = (await findAccount(tx, account.id))!;
+      await recordEvent(db, tx, {
+        environmentId,
+        type: 'connected_account.authorized',
+        subject: stored.id,
+        data: accountView(stored, connection),
+      });
+      return account.id;
+    });
+    await this.deps.accountTokens.invalidate(id);
+    // Only a refresh token: get an access token now, so a refused one is known at once.
+    if (!body.access_token && tokens.refreshToken) await this.deps.accountTokens.forAccount(id);
+    this.deps.logger.info({ account_id: id, provider: provider.key }, 'credentials imported');
+    return this.get(environmentId, id);
+  }
+
   /** Revokes at the provider where it can, wipes the credentials, marks the account DISCONNECTED. */
   async disconnect(environmentId: string, id: string): Promise<AccountWithConnection> {
     const row = await this.get(environmentId, id);
@@ -192,7 +266,7 @@ export class AccountService {
     code: 'disconnected' | 'connection_deleted',
     reason: string,
   ): Promise<void> {
-    const provider = getProvider(connection.provider);
+    const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
     if (account.access_token || account.refresh_token) {
       const client: ProviderOAuthClient = {
         clientId: connection.client_id,
@@ -236,4 +310,54 @@ function decodeCursor(token: string): string {
     );
   }
   return value;
+}
+
+/** What an import stores, by the provider's kind of credential; the fields of another kind are refused. */
+function importedTokens(
+  provider: ProviderDefinition,
+  body: ImportAccountBody,
+): { accessToken: string; refreshToken?: string; expiresAt: Date | null } {
+  const has = (f: keyof ImportAccountBody) => body[f] !== undefined;
+  const fieldsOf = {
+    oauth2: ['access_token', 'refresh_token', 'expires_at', 'expires_in'],
+    api_key: ['api_key'],
+    basic: ['username', 'password'],
+  } as const;
+  const foreign = Object.entries(fieldsOf)
+    .filter(([kind]) => kind !== provider.auth)
+    .flatMap(([, fields]) => fields.filter((f) => has(f)));
+  const errors = foreign.map((f) => ({
+    path: `/${f}`,
+    message: `is not used by ${provider.auth} providers; remove it`,
+  }));
+  if (provider.auth === 'oauth2' && !has('access_token') && !has('refresh_token'))
+    errors.push({ path: '/access_token', message: 'is required (or refresh_token)' });
+  if (has('expires_at') && has('expires_in'))
+    errors.push({ path: '/expires_in', message: 'give expires_at or expires_in, not both' });
+  if (provider.auth === 'api_key' && !has('api_key'))
+    errors.push({ path: '/api_key', message: 'is required' });
+  if (provider.auth === 'basic')
+    for (const f of ['username', 'password'] as const)
+      if (!has(f)) errors.push({ path: `/${f}`, message: 'is required' });
+  if (errors.length)
+    throw new Problem(
+      'invalid_input',
+      `The import is invalid for ${provider.displayName} (${provider.auth}): ${errors.map((e) => `${e.path.slice(1)} ${e.message}`).join('; ')}.`,
+      { errors },
+    );
+  if (provider.auth === 'api_key') return { accessToken: body.api_key!, expiresAt: null };
+  if (provider.auth === 'basic') return { accessToken: `${body.username}:${body.password}`, expiresAt: null };
+  const expiresAt = body.expires_at
+    ? new Date(body.expires_at)
+    : body.expires_in !== undefined
+      ? new Date(Date.now() + body.expires_in * 1000)
+      : body.access_token
+        ? null
+        : new Date(0);
+  return {
+    // With a refresh token alone the access token is empty and already expired: the first use refreshes.
+    accessToken: body.access_token ?? '',
+    ...(body.refresh_token ? { refreshToken: body.refresh_token } : {}),
+    expiresAt,
+  };
 }

@@ -8,6 +8,7 @@ export function accountView(row: AccountRow, connection: { name: string; provide
     connection_name: connection.name,
     provider: connection.provider,
     identifier: row.identifier,
+    label: labelOf(row.provider_metadata),
     status: row.status,
     status_reason: row.status_reason,
     scopes: row.scopes,
@@ -16,4 +17,9 @@ export function accountView(row: AccountRow, connection: { name: string; provide
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+function labelOf(metadata: Record<string, unknown> | null | undefined): string | null {
+  const info = metadata?.user_info as { label?: unknown } | undefined;
+  return typeof info?.label === 'string' ? info.label : null;
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AccountTokens } from '../accounts/account-tokens.js';
 import { sealTokens } from '../accounts/sealed-tokens.js';
 import { accountView } from '../accounts/view.js';
+import type { ProviderCatalogService } from '../connections/providers.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
@@ -14,10 +15,16 @@ import {
   TokenEndpointError,
 } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
-import { getProvider, type ProviderDefinition } from '../providers/catalog.js';
+import { fetchUserInfo } from '../oauth/user-info.js';
+import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { REQUEST_CODE_VERIFIER, REQUEST_PENDING_TOKENS } from '../secrets/sealed-columns.js';
-import { findAccount, storeTokens, upsertPendingAccount } from '../store/accounts.js';
+import {
+  type AccountWithConnection,
+  findAccount,
+  storeTokens,
+  upsertPendingAccount,
+} from '../store/accounts.js';
 import {
   type AuthorizationRequestRow,
   consumeAuthorizationRequest,
@@ -34,7 +41,7 @@ import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
-import { FlowError } from './pages.js';
+import { type CredentialFormPage, FlowError } from './pages.js';
 import { RedirectAllowlist } from './redirect-allowlist.js';
 
 export type { AuthorizationLink } from './links.js';
@@ -71,9 +78,10 @@ interface HeldTokens {
   metadata?: Record<string, unknown>;
 }
 
-/** Where the callback sends the browser: the app's redirect_url, or a result page. */
+/** Where the callback sends the browser: the app's redirect_url, a result page, or the credential form again. */
 export type CallbackOutcome =
   | { kind: 'redirect'; url: string }
+  | { kind: 'form'; form: CredentialFormPage }
   | {
       kind: 'page';
       outcome: 'success' | 'error';
@@ -96,9 +104,38 @@ export interface AuthorizationDeps {
    * (`https://app.example.com/oauth/`). Empty: any http(s) URL.
    */
   redirectUrlAllowlist: string[];
-  endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
-  /** Makes sure a sandbox connection's OAuth client is registered at its emulator. */
-  prepareSandbox(connection: ConnectionRow, clientSecret: string): Promise<void>;
+  endpoints(
+    provider: ProviderDefinition,
+    connection: ConnectionPlace,
+    accountMetadata?: Record<string, unknown>,
+  ): ProviderEndpoints;
+  providers: ProviderCatalogService;
+  /** Makes sure a sandbox connection's OAuth client (and definition) is registered at its emulator. */
+  prepareSandbox(
+    connection: ConnectionRow,
+    provider: ProviderDefinition,
+    clientSecret: string,
+  ): Promise<void>;
+}
+
+interface FinishOutcome {
+  status: 'success' | 'error';
+  error?: string;
+  message: string;
+  title: string;
+}
+
+/** What a link opens: the provider's consent screen, or Portico's form for a key or password. */
+export type StartOutcome =
+  | { kind: 'redirect'; location: string; binding: BrowserBinding }
+  | { kind: 'form'; form: CredentialFormPage; binding: BrowserBinding };
+
+/** What the end user typed into the credential form. */
+export interface CredentialSubmission {
+  state?: string;
+  api_key?: string;
+  username?: string;
+  password?: string;
 }
 
 /** The cookie that binds one trip to the provider to the browser that opened the link. */
@@ -160,7 +197,7 @@ export class AuthorizationService {
    * GET /connect/{token}: claims the link and returns the provider's authorize URL, with the cookie
    * that binds the trip to this browser (checked at the callback).
    */
-  async start(token: string): Promise<{ location: string; binding: BrowserBinding }> {
+  async start(token: string): Promise<StartOutcome> {
     const tokenHash = hashToken(token);
     const link = await consumeLink(this.deps.db, tokenHash);
     if (!link) {
@@ -186,10 +223,10 @@ export class AuthorizationService {
       throw new FlowError('link_invalid', 'This link is not valid', 'Its account no longer exists.', 404);
     const connection = await this.deps.connections.getById(account.connection_id);
     const clientSecret = this.deps.connections.clientSecret(connection);
-    if (connection.sandbox) await this.deps.prepareSandbox(connection, clientSecret);
-    const provider = getProvider(connection.provider);
+    const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
+    if (connection.sandbox) await this.deps.prepareSandbox(connection, provider, clientSecret);
     const state = generateState();
-    const pkce = provider.oauth.pkce ? generatePkce() : undefined;
+    const pkce = provider.oauth?.pkce ? generatePkce() : undefined;
     const requestId = newId('areq');
     const binding = randomBase62(32);
     await insertAuthorizationRequest(this.deps.db, {
@@ -207,6 +244,16 @@ export class AuthorizationService {
       expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
     });
     const redirectUri = this.deps.connections.redirectUri(connection.id);
+    const browser: BrowserBinding = {
+      name: bindingCookieName(requestId),
+      value: binding,
+      path: new URL(redirectUri).pathname,
+      maxAgeSeconds: this.deps.requestTtlSeconds,
+      secure: redirectUri.startsWith('https:'),
+    };
+    if (!provider.oauth) {
+      return { kind: 'form', form: this.credentialForm(provider, connection, state), binding: browser };
+    }
     const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection), {
       clientId: connection.client_id,
       redirectUri,
@@ -214,16 +261,133 @@ export class AuthorizationService {
       state,
       ...(pkce ? { codeChallenge: pkce.challenge } : {}),
     });
+    return { kind: 'redirect', location, binding: browser };
+  }
+
+  private credentialForm(
+    provider: ProviderDefinition,
+    connection: ConnectionRow,
+    state: string,
+    error?: string,
+  ): CredentialFormPage {
+    const form = provider.form!;
     return {
-      location,
-      binding: {
-        name: bindingCookieName(requestId),
-        value: binding,
-        path: new URL(redirectUri).pathname,
-        maxAgeSeconds: this.deps.requestTtlSeconds,
-        secure: redirectUri.startsWith('https:'),
-      },
+      status: error ? 400 : 200,
+      providerName: provider.displayName,
+      appName: connection.display_name,
+      kind: provider.auth === 'basic' ? 'basic' : 'api_key',
+      labels: { key: form.label, username: form.usernameLabel, password: form.passwordLabel },
+      ...(form.help ? { help: form.help } : {}),
+      action: new URL(this.deps.connections.redirectUri(connection.id)).pathname,
+      state,
+      ...(error ? { error } : {}),
+      sandbox: connection.sandbox,
     };
+  }
+
+  /**
+   * POST to the callback: the end user's API key (or user name and password) from the hosted form.
+   * It is checked with the provider's user-info request before anything is stored; a refused entry
+   * shows the form again and keeps the trip open until it expires.
+   */
+  async submitCredentials(
+    connectionId: string,
+    input: CredentialSubmission,
+    cookies: Record<string, string> = {},
+  ): Promise<CallbackOutcome> {
+    if (!input.state)
+      throw new FlowError(
+        'state_missing',
+        'Authorization failed',
+        'The form sent no state. Open the link again.',
+      );
+    const stateHash = hashToken(input.state);
+    const pending = await findAuthorizationRequest(this.deps.db, stateHash);
+    if (
+      !pending ||
+      pending.connection_id !== connectionId ||
+      pending.used_at ||
+      pending.expires_at.getTime() < Date.now()
+    )
+      throw new FlowError(
+        'state_invalid',
+        'Authorization failed',
+        'This form has expired or was already used. Start again from the application.',
+      );
+    this.checkBrowser(pending, cookies);
+    const connection = await this.deps.connections.getById(connectionId);
+    const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
+    if (provider.oauth)
+      throw new FlowError('state_invalid', 'Authorization failed', 'This connection uses OAuth.');
+    const again = (error: string): CallbackOutcome => ({
+      kind: 'form',
+      form: this.credentialForm(provider, connection, input.state!, error),
+    });
+    const form = provider.form!;
+    let secret: string;
+    if (provider.auth === 'basic') {
+      const username = input.username?.trim() ?? '';
+      const password = input.password ?? '';
+      if (!username || !password)
+        return again(`Enter both the ${form.usernameLabel} and the ${form.passwordLabel}.`);
+      if (username.includes(':')) return again(`The ${form.usernameLabel} cannot contain ":".`);
+      secret = `${username}:${password}`;
+    } else {
+      secret = input.api_key?.trim() ?? '';
+      if (!secret) return again(`Enter the ${form.label}.`);
+      if (form.pattern && !new RegExp(form.pattern, 'u').test(secret))
+        return again(
+          `That does not look like a ${provider.displayName} ${form.label}; check it and try again.`,
+        );
+    }
+    if (secret.length > 4096 || [...secret].some((c) => c.charCodeAt(0) < 0x20))
+      return again(`That ${form.label} is not valid.`);
+    const endpoints = this.deps.endpoints(provider, connection);
+    let metadata: Record<string, unknown> = {};
+    if (endpoints.userInfoUrl) {
+      const checked = await fetchUserInfo(provider, endpoints.userInfoUrl, secret);
+      if (!checked.ok) {
+        this.deps.logger.info(
+          { account_id: pending.account_id, provider: provider.key, refused: checked.refused },
+          'credentials not accepted',
+        );
+        return again(
+          checked.refused
+            ? `${provider.displayName} did not accept these credentials (${checked.message}). Check them and try again.`
+            : `${provider.displayName} could not be asked to check these credentials (${checked.message}). Try again shortly.`,
+        );
+      }
+      metadata = {
+        user_info: {
+          ...(checked.id ? { id: checked.id } : {}),
+          ...(checked.label ? { label: checked.label } : {}),
+        },
+      };
+    }
+    const request = await consumeAuthorizationRequest(this.deps.db, stateHash, connectionId);
+    if (!request)
+      throw new FlowError(
+        'state_invalid',
+        'Authorization failed',
+        'This form was already used. Start again from the application.',
+      );
+    const account = await findAccount(this.deps.db, request.account_id);
+    if (!account)
+      throw new FlowError('account_not_found', 'Authorization failed', 'The account no longer exists.', 404);
+    return this.authorized(request, account, connection, provider, { accessToken: secret, metadata });
+  }
+
+  /** A trip finished in another browser than the one that opened the link is someone else's. */
+  private checkBrowser(request: AuthorizationRequestRow, cookies: Record<string, string>): void {
+    const binding = cookies[bindingCookieName(request.id)];
+    if (request.browser_hash !== null && (!binding || hashToken(binding) !== request.browser_hash)) {
+      this.deps.logger.warn({ account_id: request.account_id }, 'authorization finished in another browser');
+      throw new FlowError(
+        'browser_mismatch',
+        'Authorization failed',
+        'This authorization was started in another browser, so nothing was connected. Open the authorization link again in this browser.',
+      );
+    }
   }
 
   /**
@@ -261,53 +425,14 @@ export class AuthorizationService {
     }
     // A consent finished in another browser than the one that opened the link is someone else's:
     // an attacker could otherwise have a victim connect their account to the attacker's identifier.
-    const binding = cookies[bindingCookieName(request.id)];
-    if (request.browser_hash !== null && (!binding || hashToken(binding) !== request.browser_hash)) {
-      this.deps.logger.warn({ account_id: request.account_id }, 'authorization finished in another browser');
-      throw new FlowError(
-        'browser_mismatch',
-        'Authorization failed',
-        'This authorization was started in another browser, so nothing was connected. Open the authorization link again in this browser.',
-      );
-    }
+    this.checkBrowser(request, cookies);
     const account = await findAccount(this.deps.db, request.account_id);
     if (!account)
       throw new FlowError('account_not_found', 'Authorization failed', 'The account no longer exists.', 404);
     const connection = await this.deps.connections.getById(connectionId);
-    const provider = getProvider(connection.provider);
-    const finish = async (outcome: {
-      status: 'success' | 'error';
-      error?: string;
-      message: string;
-      title: string;
-    }): Promise<CallbackOutcome> => {
-      const url =
-        request.redirect_url &&
-        (await this.redirectTo(account.environment_id, account.id, request.redirect_url, {
-          status: outcome.status,
-          connected_account_id: account.id,
-          error: outcome.error,
-          state: request.caller_state,
-        }));
-      if (url) return { kind: 'redirect', url };
-      return {
-        kind: 'page',
-        outcome: outcome.status,
-        status: outcome.status === 'success' ? 200 : 400,
-        title: outcome.title,
-        message: outcome.message,
-        ...(outcome.error ? { code: outcome.error } : {}),
-      };
-    };
-
-    // The application learns of a failed authorization as the user sees it (no account changes).
-    const failed = (code: string, message: string) =>
-      recordEvent(this.deps.db, this.deps.db, {
-        environmentId: account.environment_id,
-        type: 'connected_account.authorization_failed',
-        subject: account.id,
-        data: { ...accountView(account, connection), reason: { code, message } },
-      });
+    const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
+    const finish = (outcome: FinishOutcome) => this.finish(request, account, outcome);
+    const failed = (code: string, message: string) => this.failed(account, connection, code, message);
 
     if (error) {
       const denied = error === 'access_denied';
@@ -377,8 +502,78 @@ export class AuthorizationService {
       });
     }
 
+    if (provider.userInfo) {
+      // A label the operator recognises the account by; the consent stands without it.
+      const info = await fetchUserInfo(
+        provider,
+        this.deps.endpoints(provider, connection, tokens.metadata).userInfoUrl!,
+        tokens.accessToken,
+      );
+      if (info.ok)
+        tokens.metadata = {
+          ...tokens.metadata,
+          user_info: { ...(info.id ? { id: info.id } : {}), ...(info.label ? { label: info.label } : {}) },
+        };
+    }
+    return this.authorized(request, account, connection, provider, tokens);
+  }
+
+  /** Where the browser goes with the outcome: the app's redirect_url, or a result page. */
+  private async finish(
+    request: AuthorizationRequestRow,
+    account: AccountWithConnection,
+    outcome: FinishOutcome,
+  ): Promise<CallbackOutcome> {
+    const url =
+      request.redirect_url &&
+      (await this.redirectTo(account.environment_id, account.id, request.redirect_url, {
+        status: outcome.status,
+        connected_account_id: account.id,
+        error: outcome.error,
+        state: request.caller_state,
+      }));
+    if (url) return { kind: 'redirect', url };
+    return {
+      kind: 'page',
+      outcome: outcome.status,
+      status: outcome.status === 'success' ? 200 : 400,
+      title: outcome.title,
+      message: outcome.message,
+      ...(outcome.error ? { code: outcome.error } : {}),
+    };
+  }
+
+  /** The application learns of a failed authorization as the user sees it (no account changes). */
+  private failed(account: AccountWithConnection, connection: ConnectionRow, code: string, message: string) {
+    return recordEvent(this.deps.db, this.deps.db, {
+      environmentId: account.environment_id,
+      type: 'connected_account.authorization_failed',
+      subject: account.id,
+      data: { ...accountView(account, connection), reason: { code, message } },
+    });
+  }
+
+  /**
+   * The provider granted a credential (a token set from the code exchange, or a key the end user
+   * entered): it is held for the application's verification of its user, or stored at once.
+   */
+  private async authorized(
+    request: AuthorizationRequestRow,
+    account: AccountWithConnection,
+    connection: ConnectionRow,
+    provider: ProviderDefinition,
+    tokens: {
+      accessToken: string;
+      refreshToken?: string;
+      expiresIn?: number;
+      scopes?: string[];
+      metadata: Record<string, unknown>;
+    },
+  ): Promise<CallbackOutcome> {
+    const finish = (outcome: FinishOutcome) => this.finish(request, account, outcome);
+    const failed = (code: string, message: string) => this.failed(account, connection, code, message);
     const expiresAt = tokens.expiresIn ? new Date(Date.now() + tokens.expiresIn * 1000) : null;
-    const scopes = tokens.scopes ?? requestedScopes(provider, connection.scopes);
+    const scopes = tokens.scopes ?? (provider.oauth ? requestedScopes(provider, connection.scopes) : []);
     if (request.user_verify_url) {
       const verifyUrl = await this.redirectTo(account.environment_id, account.id, request.user_verify_url, {
         auth_request_id: request.id,

@@ -4,9 +4,12 @@ import {
   type ConnectedAccount,
   type Connection,
   type Execution,
+  type ImportAccountInput,
   type McpToken,
   Portico,
   type PorticoEvent,
+  type Provider,
+  type ProviderDefinition,
   type ProviderKey,
   type ToolDefinition,
   type Webhook,
@@ -20,6 +23,7 @@ import { type Column, printFields, printJson, printTable } from './output.js';
  */
 export const API_COMMANDS = new Set([
   'connections',
+  'providers',
   'accounts',
   'link',
   'tools',
@@ -33,7 +37,7 @@ export interface ApiArgs {
   command: string;
   sub: string | undefined;
   args: string[];
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   env: NodeJS.ProcessEnv;
 }
 
@@ -61,6 +65,15 @@ const CONNECTION_COLUMNS: Column<Connection>[] = [
   { header: 'SANDBOX', value: (c) => (c.sandbox ? 'yes' : 'no') },
   { header: 'SCOPES', value: (c) => c.scopes, max: 40 },
   { header: 'REDIRECT URI', value: (c) => c.redirectUri },
+];
+
+const PROVIDER_COLUMNS: Column<Provider>[] = [
+  { header: 'KEY', value: (p) => p.key },
+  { header: 'NAME', value: (p) => p.displayName, max: 30 },
+  { header: 'AUTH', value: (p) => p.auth },
+  { header: 'BUILT-IN', value: (p) => (p.builtIn ? 'yes' : 'no') },
+  { header: 'PARAMETERS', value: (p) => p.parameters.map((x) => x.name), max: 30 },
+  { header: 'DEFAULT SCOPES', value: (p) => p.defaultScopes, max: 40 },
 ];
 
 const ACCOUNT_COLUMNS: Column<ConnectedAccount>[] = [
@@ -144,14 +157,103 @@ function needArg(value: string | undefined, what: string): string {
   return value;
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `--parameter name=value`, repeatable: a connection's values for its provider's parameters. */
+function parameters(values: ApiArgs['values']): Record<string, string> | undefined {
+  const raw = values.parameter;
+  if (raw === undefined || typeof raw === 'boolean') return undefined;
+  const out: Record<string, string> = {};
+  for (const pair of Array.isArray(raw) ? raw : [raw]) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new UsageError(`--parameter takes name=value (e.g. subdomain=acme), not "${pair}"`);
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+/** `--file` of `providers create|replace`: a provider definition (JSON) in a file, or `-` for standard input. */
+async function definitionFile(values: ApiArgs['values'], command: string): Promise<ProviderDefinition> {
+  const file = needArg(
+    str(values, 'file'),
+    `${command} needs --file with a provider definition (JSON), or - for stdin`,
+  );
+  const text =
+    file === '-'
+      ? await readStdin()
+      : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+          throw new UsageError(`--file ${file}: cannot read the file (${error.code ?? error.message}).`);
+        });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--file ${file} is not valid JSON (${(error as Error).message}).`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new UsageError(
+      `--file ${file} must hold a JSON object: a provider definition (packages/gateway/providers/provider.schema.json).`,
+    );
+  }
+  return parsed as ProviderDefinition;
+}
+
+/** What `providers …` shows people: the provider without its (long) definition. */
+function providerSummary({ definition: _, ...provider }: Provider & { definition?: unknown }) {
+  return {
+    ...provider,
+    parameters: provider.parameters.map((p) => `${p.name}${p.required ? '' : ` (default ${p.default})`}`),
+    setup: provider.setup.console?.url ?? null,
+  };
+}
+
+/** The credential of `accounts import`; `-` for a secret reads it from standard input (once). */
+async function importInput(values: ApiArgs['values']): Promise<ImportAccountInput> {
+  const secrets = ['access-token', 'refresh-token', 'api-key', 'password'] as const;
+  const fromStdin = secrets.filter((name) => str(values, name) === '-');
+  if (fromStdin.length > 1) {
+    throw new UsageError(
+      `only one secret can come from standard input (${fromStdin.map((n) => `--${n} -`).join(', ')})`,
+    );
+  }
+  const stdin = fromStdin.length ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
+  const secret = (name: (typeof secrets)[number]) => (str(values, name) === '-' ? stdin : str(values, name));
+  const expiresIn = str(values, 'expires-in');
+  const expiresAt = str(values, 'expires-at');
+  if (expiresIn !== undefined && expiresAt !== undefined) {
+    throw new UsageError('accounts import takes --expires-in or --expires-at, not both');
+  }
+  if (expiresIn !== undefined && !/^\d+$/.test(expiresIn)) {
+    throw new UsageError(`--expires-in is a number of seconds, not "${expiresIn}"`);
+  }
+  const scopes = list(values, 'scopes');
+  const [accessToken, refreshToken, apiKey, password] = secrets.map(secret);
+  const username = str(values, 'username');
+  return {
+    connectionName: needArg(str(values, 'connection'), 'accounts import needs --connection'),
+    identifier: needArg(str(values, 'identifier'), 'accounts import needs --identifier'),
+    ...(accessToken !== undefined ? { accessToken } : {}),
+    ...(refreshToken !== undefined ? { refreshToken } : {}),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+    ...(expiresIn !== undefined ? { expiresIn: Number(expiresIn) } : {}),
+    ...(scopes ? { scopes } : {}),
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(username !== undefined ? { username } : {}),
+    ...(password !== undefined ? { password } : {}),
+    ...(values['no-verify'] === true ? { verify: false } : {}),
+  };
+}
+
 /** `--input` as JSON text, `@file` or `-` (standard input). */
 async function toolInput(raw: string | undefined): Promise<Record<string, unknown>> {
   if (raw === undefined) return {};
   let text = raw;
   if (raw === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    text = Buffer.concat(chunks).toString('utf8');
+    text = await readStdin();
   } else if (raw.startsWith('@')) {
     text = await readFile(raw.slice(1), 'utf8').catch((error: NodeJS.ErrnoException) => {
       throw new UsageError(`--input ${raw}: cannot read the file (${error.code ?? error.message}).`);
@@ -189,6 +291,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
       return 0;
     case 'connections create': {
       const scopes = list(values, 'scopes');
+      const params = parameters(values);
       showOne(
         await portico.connections.create({
           name: needArg(str(values, 'name'), 'connections create needs --name'),
@@ -198,6 +301,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
           ...(scopes ? { scopes } : {}),
           ...(values.sandbox ? { sandbox: true } : {}),
           ...(str(values, 'tenant') ? { tenant: str(values, 'tenant')! } : {}),
+          ...(params ? { parameters: params } : {}),
           ...(str(values, 'display-name') ? { displayName: str(values, 'display-name')! } : {}),
         }),
       );
@@ -205,12 +309,14 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
     }
     case 'connections update': {
       const scopes = list(values, 'scopes');
+      const params = parameters(values);
       showOne(
         await portico.connections.update(needArg(args[0], 'connections update needs a connection name'), {
           ...(str(values, 'client-id') ? { clientId: str(values, 'client-id')! } : {}),
           ...(str(values, 'client-secret') ? { clientSecret: str(values, 'client-secret')! } : {}),
           ...(scopes ? { scopes } : {}),
           ...(str(values, 'tenant') ? { tenant: str(values, 'tenant')! } : {}),
+          ...(params ? { parameters: params } : {}),
           ...(str(values, 'display-name') ? { displayName: str(values, 'display-name')! } : {}),
         }),
       );
@@ -222,6 +328,43 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
       showOne({ name, deleted: true });
       return 0;
     }
+    case 'providers list': {
+      const providers = await portico.providers.list();
+      show(providers, PROVIDER_COLUMNS);
+      return 0;
+    }
+    case 'providers get': {
+      const provider = await portico.providers.get(needArg(args[0], 'providers get needs a provider key'));
+      if (values.definition === true) printJson(provider.definition);
+      else if (asJson) printJson(provider);
+      else printFields(providerSummary(provider));
+      return 0;
+    }
+    case 'providers create': {
+      const created = await portico.providers.create(await definitionFile(values, 'providers create'));
+      if (asJson) printJson(created);
+      else printFields(providerSummary(created));
+      return 0;
+    }
+    case 'providers replace': {
+      const key = needArg(args[0], 'providers replace needs a provider key');
+      const replaced = await portico.providers.replace(
+        key,
+        await definitionFile(values, 'providers replace'),
+      );
+      if (asJson) printJson(replaced);
+      else printFields(providerSummary(replaced));
+      return 0;
+    }
+    case 'providers delete': {
+      const key = needArg(args[0], 'providers delete needs a provider key');
+      await portico.providers.delete(key);
+      showOne({ key, deleted: true });
+      return 0;
+    }
+    case 'accounts import':
+      showOne(await portico.connectedAccounts.import(await importInput(values)));
+      return 0;
     case 'accounts list': {
       const status = str(values, 'status') as AccountStatus | undefined;
       const accounts = portico.connectedAccounts.list({

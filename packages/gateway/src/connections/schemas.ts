@@ -1,5 +1,4 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { PROVIDER_KEYS } from '../providers/catalog.js';
 
 const name = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
@@ -20,17 +19,28 @@ const tenant = Type.String({
   description:
     'common, organizations, consumers, a tenant id (GUID) or a verified domain (contoso.onmicrosoft.com)',
 });
+const providerKey = Type.String({
+  pattern: '^[a-z][a-z0-9_]{1,47}$',
+  description: 'a provider key: a built-in one (GET /api/v1/providers) or one of your custom providers',
+});
+/** Values of the provider's connection parameters (e.g. Zendesk's subdomain). */
+const parameters = Type.Record(
+  Type.String({ pattern: '^[a-z][a-z_]*$' }),
+  Type.String({ minLength: 1, maxLength: 253 }),
+  { maxProperties: 10 },
+);
 const displayName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f<>]+$' });
 
 export const CreateConnectionBody = Type.Object(
   {
     name,
-    provider: Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k))),
+    provider: providerKey,
     client_id: Type.Optional(clientId),
     client_secret: Type.Optional(clientSecret),
     scopes: Type.Optional(scopes),
     sandbox: Type.Optional(Type.Boolean()),
     tenant: Type.Optional(tenant),
+    parameters: Type.Optional(parameters),
     display_name: Type.Optional(displayName),
   },
   { additionalProperties: false },
@@ -43,6 +53,7 @@ export const UpdateConnectionBody = Type.Object(
     client_secret: Type.Optional(clientSecret),
     scopes: Type.Optional(scopes),
     tenant: Type.Optional(tenant),
+    parameters: Type.Optional(parameters),
     display_name: Type.Optional(displayName),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -58,6 +69,7 @@ export const ConnectionView = Type.Object({
   redirect_uri: Type.String(),
   sandbox: Type.Boolean(),
   tenant: Type.Union([Type.String(), Type.Null()]),
+  parameters: Type.Record(Type.String(), Type.String()),
   display_name: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
   updated_at: Type.String(),
@@ -66,7 +78,7 @@ export type ConnectionView = Static<typeof ConnectionView>;
 
 export const ListConnectionsQuery = Type.Object(
   {
-    provider: Type.Optional(Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k)))),
+    provider: Type.Optional(providerKey),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     page_token: Type.Optional(Type.String({ maxLength: 200 })),
   },

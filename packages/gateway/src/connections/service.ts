@@ -1,6 +1,6 @@
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
-import { getProvider, PROVIDERS } from '../providers/catalog.js';
+import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
 import {
@@ -14,6 +14,7 @@ import {
 } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import type { ProviderCatalogService } from './providers.js';
 import type {
   ConnectionView,
   CreateConnectionBody,
@@ -25,6 +26,7 @@ export interface ConnectionsDeps {
   db: Database;
   keyring: Keyring;
   publicUrl: string;
+  providers: ProviderCatalogService;
   /** False when sandbox mode is off: sandbox connections are refused. */
   sandboxAvailable?: boolean;
 }
@@ -60,6 +62,7 @@ export class ConnectionService {
       redirect_uri: this.redirectUri(row.id),
       sandbox: row.sandbox,
       tenant: row.tenant,
+      parameters: row.parameters ?? {},
       display_name: row.display_name,
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
@@ -78,9 +81,24 @@ export class ConnectionService {
         },
       );
     }
+    const provider = await this.deps.providers.resolve(environmentId, body.provider, '/provider');
     let clientId = body.client_id;
     let clientSecret = body.client_secret;
-    if (sandbox) {
+    if (!provider.oauth) {
+      // The end user brings the credential (an API key, a password): there is no client to register.
+      const given = (['client_id', 'client_secret', 'scopes'] as const).filter((f) => body[f] !== undefined);
+      if (given.length) {
+        throw new Problem(
+          'invalid_input',
+          `${provider.displayName} connections take no ${given.join(', ')}: end users enter their own ${provider.auth === 'basic' ? 'user name and password' : (provider.form?.label ?? 'API key')} on the authorization link. Remove ${given.length > 1 ? 'them' : 'it'}.`,
+          {
+            errors: given.map((f) => ({ path: `/${f}`, message: `not used by ${provider.auth} providers` })),
+          },
+        );
+      }
+      clientId = '';
+      clientSecret = '';
+    } else if (sandbox) {
       // Sandbox connections talk to the built-in emulators, which accept generated credentials.
       clientId ??= `sandbox-${randomBase62(16)}`;
       clientSecret ??= randomBase62(32);
@@ -90,11 +108,11 @@ export class ConnectionService {
       ) as string[];
       throw new Problem(
         'invalid_input',
-        `The connection is invalid: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required unless "sandbox" is true; copy them from the OAuth app you registered at ${getProvider(body.provider).displayName}.`,
+        `The connection is invalid: ${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required unless "sandbox" is true; copy them from the OAuth app you registered at ${provider.displayName}.`,
         { errors: missing.map((m) => ({ path: `/${m}`, message: 'is required unless sandbox is true' })) },
       );
     }
-    checkTenant(body.provider, body.tenant);
+    const parameters = checkParameters(provider, body.tenant, body.parameters, true);
     const id = newId('conn');
     const { db } = this.deps;
     const row = await db.transaction(async (tx) => {
@@ -105,9 +123,10 @@ export class ConnectionService {
         provider: body.provider,
         client_id: clientId!,
         client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
-        scopes: body.scopes ?? getProvider(body.provider).oauth.defaultScopes,
+        scopes: body.scopes ?? provider.oauth?.defaultScopes ?? [],
         sandbox,
         tenant: body.tenant ?? null,
+        parameters,
         display_name: body.display_name ?? null,
       });
       if (inserted) await this.recordChange(tx, 'connection.created', inserted);
@@ -159,7 +178,13 @@ export class ConnectionService {
 
   async update(environmentId: string, name: string, body: UpdateConnectionBody): Promise<ConnectionRow> {
     const row = await this.get(environmentId, name);
-    checkTenant(row.provider, body.tenant);
+    const provider = await this.deps.providers.resolve(environmentId, row.provider);
+    const parameters = checkParameters(
+      provider,
+      body.tenant,
+      body.parameters && { ...row.parameters, ...body.parameters },
+      false,
+    );
     const { db } = this.deps;
     const updated = await db.transaction(async (tx) => {
       const changed = await updateConnection(tx, row.id, {
@@ -169,6 +194,7 @@ export class ConnectionService {
           : {}),
         ...(body.scopes ? { scopes: body.scopes } : {}),
         ...(body.tenant ? { tenant: body.tenant } : {}),
+        ...(parameters ? { parameters } : {}),
         ...(body.display_name ? { display_name: body.display_name } : {}),
       });
       if (changed) await this.recordChange(tx, 'connection.updated', changed);
@@ -207,15 +233,53 @@ export class ConnectionService {
   }
 }
 
-/** A tenant means something only to providers whose sign-in URLs carry one (the catalog says which). */
-function checkTenant(provider: ConnectionRow['provider'], tenant: string | undefined): void {
-  if (tenant === undefined || getProvider(provider).oauth.tenant) return;
-  const withTenant = Object.values(PROVIDERS).filter((p) => p.oauth.tenant);
-  throw new Problem(
-    'invalid_input',
-    `tenant applies only to ${withTenant.map((p) => `${p.displayName} connections (${p.key})`).join(', ')}; ${getProvider(provider).displayName} has none. Remove it.`,
-    { errors: [{ path: '/tenant', message: `not supported for ${provider}` }] },
-  );
+/**
+ * The connection's values for the provider's connection parameters (`tenant` has its own field):
+ * unknown names and values that do not match the definition's pattern are refused, and a
+ * parameter without a default must be given when the connection is created.
+ */
+function checkParameters(
+  provider: ProviderDefinition,
+  tenant: string | undefined,
+  given: Record<string, string> | null | undefined,
+  creating: boolean,
+): Record<string, string> | null {
+  const declared = provider.parameters.filter((p) => p.source === 'connection');
+  const errors: Array<{ path: string; message: string }> = [];
+  if (tenant !== undefined && !declared.some((p) => p.name === 'tenant'))
+    errors.push({ path: '/tenant', message: `not supported for ${provider.key}; remove it` });
+  for (const [name, value] of Object.entries(given ?? {})) {
+    const parameter = declared.find((p) => p.name === name && name !== 'tenant');
+    if (!parameter) {
+      const known = declared.filter((p) => p.name !== 'tenant').map((p) => p.name);
+      errors.push({
+        path: `/parameters/${name}`,
+        message: `is not a parameter of ${provider.displayName}${known.length ? ` (it takes: ${known.join(', ')})` : ' (it takes none)'}; remove it`,
+      });
+    } else if (parameter.pattern && !new RegExp(parameter.pattern, 'u').test(value)) {
+      errors.push({
+        path: `/parameters/${name}`,
+        message: `must match ${parameter.pattern}${parameter.description ? ` (${parameter.description})` : ''}`,
+      });
+    }
+  }
+  if (creating) {
+    for (const p of declared) {
+      if (p.name !== 'tenant' && p.default === undefined && given?.[p.name] === undefined)
+        errors.push({
+          path: `/parameters/${p.name}`,
+          message: `is required by ${provider.displayName}${p.description ? `: ${p.description}` : ''}`,
+        });
+    }
+  }
+  if (errors.length) {
+    throw new Problem(
+      'invalid_input',
+      `The connection's parameters are invalid: ${errors.map((e) => `${e.path.slice(1).replace('/', '.')} ${e.message}`).join('; ')}.`,
+      { errors },
+    );
+  }
+  return given && Object.keys(given).length ? given : null;
 }
 
 function decodePageToken(token: string): string {

@@ -1,9 +1,11 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { ImportAccountBody } from '../accounts/schemas.js';
 import { ListAccountsQuery } from '../accounts/schemas.js';
 import type { AccountService } from '../accounts/service.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import { Problem } from '../errors/problem.js';
+import { findBuiltInProvider } from '../providers/catalog.js';
 import type { AccountStatus, AccountWithConnection } from '../store/accounts.js';
 import { compileValidator } from '../validation/validator.js';
 import { environmentOf } from './authenticate.js';
@@ -31,6 +33,12 @@ const STATUS: Record<AccountStatus, ConnectorStatus> = {
   DISCONNECTED: ConnectorStatus.DISCONNECTED,
 };
 
+const CONNECTOR_TYPE = {
+  oauth2: ConnectorType.OAUTH,
+  api_key: ConnectorType.API_KEY,
+  basic: ConnectorType.BASIC_AUTH,
+} as const;
+
 const checkListQuery = compileValidator<ListAccountsQuery>(ListAccountsQuery);
 
 const stamp = (date: Date | null) => (date ? timestampFromDate(date) : undefined);
@@ -48,7 +56,7 @@ export function accountMessage(row: AccountWithConnection) {
     connectionId: row.connection_id,
     provider: row.provider,
     status: STATUS[row.status],
-    authorizationType: ConnectorType.OAUTH,
+    authorizationType: CONNECTOR_TYPE[findBuiltInProvider(row.provider)?.auth ?? 'oauth2'],
     authorizationDetails: { details: { case: 'oauthToken' as const, value: { scopes: row.scopes } } },
     tokenExpiresAt: stamp(row.token_expires_at),
     updatedAt: stamp(row.updated_at),
@@ -57,35 +65,59 @@ export function accountMessage(row: AccountWithConnection) {
 }
 
 /**
- * Portico obtains provider credentials only from the user's consent; an empty OAuth token (what
- * the SDK's get-or-create sends) is fine, credentials to import are not.
+ * The credential a Create/UpdateConnectedAccount carries, as an import: an OAuth token (access
+ * and/or refresh token, scopes) or static auth (`api_key`, or `username` and `password`);
+ * api_config becomes provider facts kept with the account. Undefined when the message carries no
+ * credential (the SDK's get-or-create sends an empty OAuth token): the account then waits for the
+ * user's consent through a link.
  */
-function refuseImportedCredentials(
+function importedCredential(
   account: Pick<CreateConnectedAccount, 'authorizationDetails' | 'apiConfig'> | undefined,
-  method: string,
-): void {
+): Omit<ImportAccountBody, 'connection_name' | 'identifier'> | undefined {
   const details = account?.authorizationDetails?.details;
-  const oauth = details?.case === 'oauthToken' ? details.value : undefined;
-  const carriesCredentials =
-    (details?.case !== undefined && details.case !== 'oauthToken') ||
-    Boolean(oauth?.accessToken || oauth?.refreshToken || oauth?.domain);
-  const apiConfig = account?.apiConfig && Object.keys(account.apiConfig).length > 0;
-  if (carriesCredentials || apiConfig) {
+  const metadata =
+    account?.apiConfig && Object.keys(account.apiConfig).length ? { ...account.apiConfig } : undefined;
+  if (details?.case === 'oauthToken') {
+    const { accessToken, refreshToken, scopes, domain } = details.value;
+    if (!accessToken && !refreshToken) return metadata ? refuseConfigOnly() : undefined;
+    return {
+      ...(accessToken ? { access_token: accessToken } : {}),
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+      ...(scopes.length ? { scopes } : {}),
+      ...(metadata || domain ? { metadata: { ...metadata, ...(domain ? { domain } : {}) } } : {}),
+    };
+  }
+  if (details?.case === 'staticAuth') {
+    const fields = (details.value.details ?? {}) as Record<string, unknown>;
+    const text = (name: string) => (typeof fields[name] === 'string' ? (fields[name] as string) : undefined);
+    const apiKey = text('api_key') ?? text('apiKey') ?? text('token');
+    return {
+      ...(apiKey ? { api_key: apiKey } : {}),
+      ...(text('username') ? { username: text('username') } : {}),
+      ...(text('password') ? { password: text('password') } : {}),
+      ...(metadata ? { metadata } : {}),
+    };
+  }
+  if (details?.case !== undefined) {
     throw new Problem(
       'not_implemented',
-      `${method}: Portico does not import provider credentials or api_config; the user connects through an authorization link (GetMagicLinkForConnectedAccount). Send the account without authorization_details tokens.`,
+      `authorization_details.${details.case} is not supported by Portico; send an oauth_token or static_auth.`,
       {
         errors: [
-          {
-            path: carriesCredentials
-              ? '/connected_account/authorization_details'
-              : '/connected_account/api_config',
-            message: 'is not supported by Portico',
-          },
+          { path: '/connected_account/authorization_details', message: 'is not supported by Portico' },
         ],
       },
     );
   }
+  return metadata ? refuseConfigOnly() : undefined;
+}
+
+function refuseConfigOnly(): never {
+  throw new Problem(
+    'invalid_input',
+    'api_config without a credential: send it together with authorization_details (an oauth_token or static_auth).',
+    { errors: [{ path: '/connected_account/api_config', message: 'needs authorization_details' }] },
+  );
 }
 
 export interface ConnectedAccountDeps {
@@ -151,15 +183,27 @@ export function connectedAccountMethods(
       const ref = accountRef(req);
       if ('id' in ref)
         throw new Problem('invalid_input', 'Send connector and identifier; an id is assigned by Portico.');
-      refuseImportedCredentials(req.connectedAccount, 'CreateConnectedAccount');
-      const row = await accounts.create(environmentOf(ctx), ref.connector, ref.identifier);
+      const credential = importedCredential(req.connectedAccount);
+      const row = credential
+        ? await accounts.importCredentials(environmentOf(ctx), {
+            ...credential,
+            connection_name: ref.connector,
+            identifier: ref.identifier,
+          })
+        : await accounts.create(environmentOf(ctx), ref.connector, ref.identifier);
       return { connectedAccount: accountMessage(row) };
     },
 
     async updateConnectedAccount(req, ctx) {
       const row = await find(ctx, accountRef(req));
-      refuseImportedCredentials(req.connectedAccount, 'UpdateConnectedAccount');
-      return { connectedAccount: accountMessage(row) };
+      const credential = importedCredential(req.connectedAccount);
+      if (!credential) return { connectedAccount: accountMessage(row) };
+      const updated = await accounts.importCredentials(environmentOf(ctx), {
+        ...credential,
+        connection_name: row.connection_name,
+        identifier: row.identifier,
+      });
+      return { connectedAccount: accountMessage(updated) };
     },
 
     async deleteConnectedAccount(req, ctx) {

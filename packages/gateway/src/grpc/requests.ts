@@ -135,14 +135,14 @@ export function pageOf<T>(items: T[], pageSize: number, pageToken: string): { pa
   };
 }
 
-/** A provider named as Portico names it (case-insensitive). */
+/** A provider named as Portico names it (case-insensitive): a built-in key or an environment's custom one. */
 export function checkProvider(value: string, path: string): string {
   const key = value.toLowerCase();
-  if (!(PROVIDER_KEYS as readonly string[]).includes(key)) {
+  if (!/^[a-z][a-z0-9_]{1,47}$/.test(key)) {
     throw new Problem(
       'invalid_input',
-      `${path.slice(1)} "${value}" is not a Portico provider; use one of: ${PROVIDER_KEYS.join(', ')}.`,
-      { errors: [{ path, message: `must be one of: ${PROVIDER_KEYS.join(', ')}` }] },
+      `${path.slice(1)} "${value}" is not a provider key; use a built-in one (${PROVIDER_KEYS.slice(0, 7).join(', ')}…) or one of your custom providers.`,
+      { errors: [{ path, message: 'must be a provider key (lower-case letters, digits and underscores)' }] },
     );
   }
   return key;

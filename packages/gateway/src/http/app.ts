@@ -17,6 +17,7 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { GatewayClientService } from '../auth/gateway-clients.js';
 import type { McpTokenService } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
+import type { ProviderCatalogService } from '../connections/providers.js';
 import type { ConnectionService } from '../connections/service.js';
 import type { AdminService } from '../dashboard/admins.js';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
@@ -70,6 +71,7 @@ export interface AppServices {
   readiness: StoreReadiness;
   tokens: AccessTokenIssuer;
   connections: ConnectionService;
+  providers: ProviderCatalogService;
   accounts: AccountService;
   authorization: AuthorizationService;
   engine: ToolEngine;
@@ -514,10 +516,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
         await api.register(eventRoutes, { events: services.events });
         await api.register(webhookRoutes, { webhooks: services.webhooks });
-        await api.register(sandboxRoutes, { connections: services.connections, sandbox: services.sandbox });
+        await api.register(sandboxRoutes, {
+          connections: services.connections,
+          providers: services.providers,
+          sandbox: services.sandbox,
+        });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
         await api.register(clientRoutes, { clients: services.gatewayClients });
-        await api.register(providerRoutes);
+        await api.register(providerRoutes, { providers: services.providers });
         await api.register(environmentRoutes, { redirects: services.authorization.redirects });
       },
       { prefix: '/api/v1' },

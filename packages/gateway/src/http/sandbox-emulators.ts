@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
-import { emulatorOf, SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
+import { emulatorOf, grantFilter, SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import { REQUEST_ID_LOG_LABEL, ROUTER_OPTIONS } from './app.js';
 import { answerError, registerProblemHandlers } from './errors.js';
 
@@ -62,16 +62,17 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
     return emulators;
   };
   const handle = async () => (await start()).control;
-  const register = async (
-    connection: Parameters<Sandbox['registerClient']>[0],
-    clientSecret: string,
-    redirectUri: string,
-  ) =>
-    (await handle()).registerClient(emulatorOf(connection), {
+  const register: Sandbox['registerClient'] = async (connection, provider, clientSecret, redirectUri) => {
+    const control = await handle();
+    if (provider.emulator === 'definitions') control.registerDefinition(provider.source);
+    if (!provider.oauth) return;
+    control.registerClient(emulatorOf(provider), {
       clientId: connection.client_id,
       clientSecret,
       redirectUris: [redirectUri],
+      ...(provider.emulator === 'definitions' ? { provider: provider.key } : {}),
     });
+  };
 
   const sandbox: Sandbox = {
     enabled: true,
@@ -94,17 +95,18 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
       };
     },
     registerClient: register,
-    async ensureClient(connection, clientSecret, redirectUri) {
-      const known = (await handle())
-        .clients(emulatorOf(connection))
-        .some((c) => c.clientId === connection.client_id);
-      if (!known) await register(connection, clientSecret, redirectUri);
+    async ensureClient(connection, provider, clientSecret, redirectUri) {
+      const control = await handle();
+      const known = provider.oauth
+        ? control.clients(emulatorOf(provider)).some((c) => c.clientId === connection.client_id)
+        : false;
+      if (!known) await register(connection, provider, clientSecret, redirectUri);
     },
-    async expireTokens(connection) {
-      return (await handle()).expireAccessTokens(emulatorOf(connection), { clientId: connection.client_id });
+    async expireTokens(connection, provider) {
+      return (await handle()).expireAccessTokens(emulatorOf(provider), grantFilter(connection, provider));
     },
-    async revokeGrants(connection) {
-      return (await handle()).revokeGrants(emulatorOf(connection), { clientId: connection.client_id });
+    async revokeGrants(connection, provider) {
+      return (await handle()).revokeGrants(emulatorOf(provider), grantFilter(connection, provider));
     },
     async reset() {
       (await handle()).reset();

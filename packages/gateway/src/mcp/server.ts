@@ -12,7 +12,7 @@ import type { McpScope } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
-import { getProvider, type ProviderKey } from '../providers/catalog.js';
+import { findBuiltInProvider, getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { ToolEngine } from '../tools/engine.js';
 
@@ -91,7 +91,7 @@ function authorizeTool(connections: ConnectionRow[]): Tool {
   const names = connections.map((c) => c.name);
   return {
     name: AUTHORIZE_TOOL,
-    description: `Get a link the user opens to connect (or reconnect) one of their accounts, when a tool answers account_not_found or account_not_active. Connections: ${connections.map((c) => `${c.name} (${getProvider(c.provider as ProviderKey).displayName})`).join(', ') || 'none configured'}. Show the link to the user; tools for that account appear once they have finished.`,
+    description: `Get a link the user opens to connect (or reconnect) one of their accounts, when a tool answers account_not_found or account_not_active. Connections: ${connections.map((c) => `${c.name} (${findBuiltInProvider(c.provider)?.displayName ?? c.provider})`).join(', ') || 'none configured'}. Show the link to the user; tools for that account appear once they have finished.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -168,9 +168,7 @@ class ScopeView {
         rows.push(...page.rows);
         pageToken = page.nextPageToken ?? undefined;
       } while (pageToken);
-      return rows.filter(
-        (c) => this.allowsConnection(c.name) && getProvider(c.provider as ProviderKey).toolPrefix,
-      );
+      return rows.filter((c) => this.allowsConnection(c.name) && findBuiltInProvider(c.provider)?.toolPrefix);
     })();
     return this.connectionList;
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ProviderDefinition } from '../providers/catalog.js';
-import type { ProviderEndpoints } from './endpoints.js';
+import { readOne } from '../providers/json-paths.js';
+import { oauthOf, type ProviderEndpoints } from './endpoints.js';
 
 /**
  * The OAuth 2.0 client side, one small function per protocol step (after panva/oauth4webapi),
@@ -74,7 +75,7 @@ export function generatePkce(): { verifier: string; challenge: string } {
 }
 
 export function requestedScopes(provider: ProviderDefinition, connectionScopes: string[]): string[] {
-  return [...new Set([...connectionScopes, ...provider.oauth.requiredScopes])];
+  return [...new Set([...connectionScopes, ...oauthOf(provider).requiredScopes])];
 }
 
 export function buildAuthorizationUrl(
@@ -82,18 +83,19 @@ export function buildAuthorizationUrl(
   endpoints: ProviderEndpoints,
   params: { clientId: string; redirectUri: string; scopes: string[]; state: string; codeChallenge?: string },
 ): string {
+  const oauth = oauthOf(provider);
   const url = new URL(endpoints.authorizeUrl);
   url.searchParams.set('client_id', params.clientId);
   url.searchParams.set('redirect_uri', params.redirectUri);
   url.searchParams.set('response_type', 'code');
   url.searchParams.set('state', params.state);
-  if (params.scopes.length) url.searchParams.set('scope', params.scopes.join(provider.oauth.scopeSeparator));
+  if (params.scopes.length)
+    url.searchParams.set(oauth.scopeParameter, params.scopes.join(oauth.scopeSeparator));
   if (params.codeChallenge) {
     url.searchParams.set('code_challenge', params.codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
   }
-  for (const [key, value] of Object.entries(provider.oauth.extraAuthorizeParams))
-    url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries(oauth.extraAuthorizeParams)) url.searchParams.set(key, value);
   return url.toString();
 }
 
@@ -129,19 +131,20 @@ async function tokenRequest(
   client: ProviderOAuthClient,
   params: Record<string, string>,
 ): Promise<TokenResponse> {
+  const oauth = oauthOf(provider);
   const headers: Record<string, string> = { accept: 'application/json' };
+  const fields =
+    oauth.clientAuth === 'client_secret_basic'
+      ? params
+      : { ...params, client_id: client.clientId, client_secret: client.clientSecret };
+  if (oauth.clientAuth === 'client_secret_basic') headers.authorization = basicAuth(client);
   let body: string;
-  if (provider.oauth.tokenRequest === 'basic_json') {
-    headers.authorization = basicAuth(client);
+  if (oauth.tokenBody === 'json') {
     headers['content-type'] = 'application/json';
-    body = JSON.stringify(params);
+    body = JSON.stringify(fields);
   } else {
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams({
-      ...params,
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-    }).toString();
+    body = new URLSearchParams(fields).toString();
   }
   let response: Response;
   try {
@@ -163,6 +166,15 @@ async function tokenRequest(
     json = undefined;
   }
   if (!response.ok) throw classifyTokenError(response.status, json, provider);
+  // Some providers (GitHub, Slack) answer a refused grant with 200 and an `error` field.
+  const accessPath = oauth.tokenResponse.accessToken;
+  if (
+    json &&
+    typeof json === 'object' &&
+    typeof (json as Record<string, unknown>).error === 'string' &&
+    readOne(json, accessPath) === undefined
+  )
+    throw classifyTokenError(400, json, provider);
   return parseTokenResponse(json, provider);
 }
 
@@ -172,7 +184,8 @@ export function classifyTokenError(
   provider: ProviderDefinition,
 ): TokenEndpointError {
   const record = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  const field = provider.oauth.tokenErrorField;
+  const oauth = oauthOf(provider);
+  const field = oauth.tokenErrorField;
   const code =
     typeof record.error === 'string'
       ? record.error
@@ -185,48 +198,68 @@ export function classifyTokenError(
     `HTTP ${status}`;
   const message = `${code ?? `HTTP ${status}`}: ${description.split(/\r?\n/)[0]}`;
   if (status >= 500 || status === 429) return new TokenEndpointError('transient', message, status, code);
-  const kind = code && (provider.oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
+  const kind = code && (oauth.tokenErrorKinds?.[code] ?? RFC_ERROR_KINDS[code]);
   if (kind) return new TokenEndpointError(kind, message, status, code);
   if (status === 401) return new TokenEndpointError('invalid_client', message, status, code);
   return new TokenEndpointError('invalid_response', message, status, code);
 }
 
-/** RFC 6749 §5.1, validated: anything that is not a usable bearer token is refused. */
+/**
+ * RFC 6749 §5.1, validated, with each value read where the definition says the provider keeps it
+ * (Slack nests the user's token under `authed_user`): anything that is not a usable bearer token is
+ * refused.
+ */
 export function parseTokenResponse(json: unknown, provider: ProviderDefinition): TokenResponse {
+  const oauth = oauthOf(provider);
+  const paths = oauth.tokenResponse;
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new TokenEndpointError('invalid_response', 'token response is not a JSON object');
   }
   const body = json as Record<string, unknown>;
-  if (typeof body.access_token !== 'string' || !body.access_token) {
-    throw new TokenEndpointError('invalid_response', 'token response has no access_token');
+  // A nested path may hold the value only in the code exchange's answer: Slack's refresh answers
+  // with the user token at the top level, where RFC 6749 puts it.
+  const read = (path: string, rfc: string) => readOne(body, path) ?? (path === rfc ? undefined : body[rfc]);
+  const accessToken = read(paths.accessToken, 'access_token');
+  if (typeof accessToken !== 'string' || !accessToken) {
+    throw new TokenEndpointError('invalid_response', `token response has no ${paths.accessToken}`);
   }
-  if (body.token_type !== undefined && String(body.token_type).toLowerCase() !== 'bearer') {
-    throw new TokenEndpointError('invalid_response', `token_type "${String(body.token_type)}" is not bearer`);
+  const tokenType = paths.tokenType === null ? undefined : readOne(body, paths.tokenType);
+  if (tokenType !== undefined && tokenType !== null && String(tokenType).toLowerCase() !== 'bearer') {
+    throw new TokenEndpointError('invalid_response', `token_type "${String(tokenType)}" is not bearer`);
   }
   let expiresIn: number | undefined;
-  if (body.expires_in !== undefined && body.expires_in !== null) {
-    expiresIn = Number(body.expires_in);
+  const rawExpiry = read(paths.expiresIn, 'expires_in');
+  if (rawExpiry !== undefined && rawExpiry !== null) {
+    expiresIn = Number(rawExpiry);
     if (!Number.isFinite(expiresIn) || expiresIn <= 0) {
-      throw new TokenEndpointError('invalid_response', 'expires_in is not a positive number');
+      throw new TokenEndpointError('invalid_response', `${paths.expiresIn} is not a positive number`);
     }
   }
-  if (
-    body.refresh_token !== undefined &&
-    body.refresh_token !== null &&
-    typeof body.refresh_token !== 'string'
-  ) {
-    throw new TokenEndpointError('invalid_response', 'refresh_token is not a string');
+  const refreshToken = read(paths.refreshToken, 'refresh_token');
+  if (refreshToken !== undefined && refreshToken !== null && typeof refreshToken !== 'string') {
+    throw new TokenEndpointError('invalid_response', `${paths.refreshToken} is not a string`);
   }
-  const scope = typeof body.scope === 'string' ? body.scope : undefined;
-  const notMetadata = new Set([...TOKEN_FIELDS, ...(provider.oauth.tokenResponseTokenFields ?? [])]);
-  const metadata = Object.fromEntries(Object.entries(body).filter(([key]) => !notMetadata.has(key)));
+  const scopeValue = read(paths.scope, 'scope');
+  const scope = typeof scopeValue === 'string' ? scopeValue : undefined;
+  // A nested token's own object (Slack's authed_user) holds the token too: keep it out of metadata.
+  const tokenParents = new Set(
+    [paths.accessToken, paths.refreshToken].filter((p) => p.includes('.')).map((p) => p.split('.')[0]),
+  );
+  const notMetadata = new Set([...TOKEN_FIELDS, ...(oauth.tokenResponseTokenFields ?? [])]);
+  const metadata: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (notMetadata.has(key)) continue;
+    if (tokenParents.has(key) && value && typeof value === 'object') {
+      metadata[key] = Object.fromEntries(
+        Object.entries(value).filter(([field]) => !TOKEN_FIELDS.includes(field)),
+      );
+    } else metadata[key] = value;
+  }
   return {
-    accessToken: body.access_token,
-    ...(typeof body.refresh_token === 'string' && body.refresh_token
-      ? { refreshToken: body.refresh_token }
-      : {}),
+    accessToken,
+    ...(typeof refreshToken === 'string' && refreshToken ? { refreshToken } : {}),
     ...(expiresIn !== undefined ? { expiresIn } : {}),
-    ...(scope !== undefined ? { scopes: scope.split(provider.oauth.scopeSeparator).filter(Boolean) } : {}),
+    ...(scope !== undefined ? { scopes: scope.split(oauth.scopeSeparator).filter(Boolean) } : {}),
     metadata,
   };
 }
@@ -238,22 +271,37 @@ export async function revokeGrant(
   client: ProviderOAuthClient,
   tokens: { accessToken: string | null; refreshToken: string | null },
 ): Promise<boolean> {
-  const revocation = provider.oauth.revocation;
+  const revocation = provider.oauth?.revocation;
   if (!revocation || !endpoints.revocationUrl) return false;
   const token =
     revocation.token === 'refresh' ? (tokens.refreshToken ?? tokens.accessToken) : tokens.accessToken;
   if (!token) return false;
-  const url = endpoints.revocationUrl.replace('{token}', encodeURIComponent(token));
+  const url = endpoints.revocationUrl
+    .replace('{token}', encodeURIComponent(token))
+    .replace('{client_id}', encodeURIComponent(client.clientId));
   const init: RequestInit = { redirect: 'manual', signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) };
-  if (revocation.style === 'delete') init.method = 'DELETE';
-  else if (revocation.style === 'basic_json') {
-    init.method = 'POST';
-    init.headers = { authorization: basicAuth(client), 'content-type': 'application/json' };
-    init.body = JSON.stringify({ token });
-  } else {
-    init.method = 'POST';
-    init.headers = { 'content-type': 'application/x-www-form-urlencoded' };
-    init.body = new URLSearchParams({ token }).toString();
+  switch (revocation.style) {
+    case 'delete':
+      init.method = 'DELETE';
+      break;
+    case 'basic_delete':
+      // GitHub: DELETE /applications/{client_id}/grant with the token in a JSON body.
+      init.method = 'DELETE';
+      init.headers = { authorization: basicAuth(client), 'content-type': 'application/json' };
+      init.body = JSON.stringify({ access_token: token });
+      break;
+    case 'basic_json':
+      init.method = 'POST';
+      init.headers = { authorization: basicAuth(client), 'content-type': 'application/json' };
+      init.body = JSON.stringify({ token });
+      break;
+    default:
+      init.method = 'POST';
+      init.headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(revocation.style === 'basic_form' ? { authorization: basicAuth(client) } : {}),
+      };
+      init.body = new URLSearchParams({ token }).toString();
   }
   try {
     const response = await fetch(url, init);

@@ -1,19 +1,24 @@
-import type { ProviderDefinition } from '../providers/catalog.js';
+import type { OAuthFacts, ProviderDefinition } from '../providers/catalog.js';
+import { readOne } from '../providers/json-paths.js';
 
-/** Where one provider lives for one connection: the real provider, or its sandbox emulator. */
+/** Where one provider lives for one connection (and account): the real provider, or its sandbox emulator. */
 export interface ProviderEndpoints {
-  /** Opened by the end user's browser. */
+  /** Opened by the end user's browser ('' for providers without OAuth). */
   authorizeUrl: string;
-  /** Called by the gateway. */
+  /** Called by the gateway ('' for providers without OAuth). */
   tokenUrl: string;
   revocationUrl?: string;
   apiBaseUrl: string;
+  userInfoUrl?: string;
 }
 
-/** What of a connection decides where its provider is: the sandbox, and Microsoft's tenant. */
+/** What of a connection decides where its provider is: the sandbox and its parameter values. */
 export interface ConnectionPlace {
   sandbox: boolean;
+  /** The `tenant` parameter (Microsoft's directory), kept in its own column. */
   tenant?: string | null;
+  /** Values of the definition's connection parameters. */
+  parameters?: Record<string, string> | null;
 }
 
 export interface SandboxLocation {
@@ -31,33 +36,65 @@ export function sandboxUrl(realUrl: string, root: string, emulator: string): str
   return realUrl.replace(/^https?:\/\/[^/]+/, `${root}/${emulator}`);
 }
 
+/** The path under the emulator root that plays the provider ('definitions/{key}' for the definitions emulator). */
+export function emulatorPath(provider: ProviderDefinition): string {
+  return provider.emulator === 'definitions' ? `definitions/${provider.key}` : provider.emulator;
+}
+
+/** The OAuth facts of a provider that must have them (the callers are OAuth steps). */
+export function oauthOf(provider: ProviderDefinition): OAuthFacts {
+  if (!provider.oauth) throw new Error(`${provider.key} has no OAuth authorization (${provider.auth})`);
+  return provider.oauth;
+}
+
+/**
+ * Fills `{name}` placeholders: connection parameters (their value or the definition's default,
+ * URL-encoded) and, once an account exists, token parameters read from its token response
+ * (URLs such as Salesforce's instance URL, used as they are).
+ */
+export function fillTemplate(
+  provider: ProviderDefinition,
+  url: string,
+  place: ConnectionPlace,
+  accountMetadata?: Record<string, unknown>,
+): string {
+  if (!url.includes('{')) return url;
+  return url.replace(/\{([a-z_]+)\}/g, (whole, name: string) => {
+    const parameter = provider.parameters.find((p) => p.name === name);
+    if (!parameter) return whole;
+    if (parameter.source === 'token') {
+      const value = accountMetadata && parameter.path ? readOne(accountMetadata, parameter.path) : undefined;
+      return typeof value === 'string' ? value.replace(/\/+$/, '') : whole;
+    }
+    const given = name === 'tenant' ? place.tenant : place.parameters?.[name];
+    const value = given ?? parameter.default;
+    return value === undefined || value === null ? whole : encodeURIComponent(value);
+  });
+}
+
 export function resolveEndpoints(
   provider: ProviderDefinition,
   sandbox: SandboxLocation | undefined,
-  tenant?: string | null,
+  place: ConnectionPlace,
+  accountMetadata?: Record<string, unknown>,
 ): ProviderEndpoints {
-  const { api } = provider;
-  const directory = tenant ?? provider.oauth.tenant?.default;
-  const oauth = directory
-    ? {
-        ...provider.oauth,
-        authorizeUrl: provider.oauth.authorizeUrl.replace('{tenant}', encodeURIComponent(directory)),
-        tokenUrl: provider.oauth.tokenUrl.replace('{tenant}', encodeURIComponent(directory)),
-      }
-    : provider.oauth;
-  if (!sandbox) {
-    return {
-      authorizeUrl: oauth.authorizeUrl,
-      tokenUrl: oauth.tokenUrl,
-      ...(oauth.revocation ? { revocationUrl: oauth.revocation.url } : {}),
-      apiBaseUrl: api.baseUrl,
-    };
-  }
-  const internal = (url: string) => sandboxUrl(url, sandbox.internalBase, provider.emulator);
+  const fill = (url: string) => fillTemplate(provider, url, place, accountMetadata);
+  const oauth = provider.oauth;
+  const real: ProviderEndpoints = {
+    authorizeUrl: oauth ? fill(oauth.authorizeUrl) : '',
+    tokenUrl: oauth ? fill(oauth.tokenUrl) : '',
+    ...(oauth?.revocation ? { revocationUrl: fill(oauth.revocation.url) } : {}),
+    apiBaseUrl: fill(provider.api.baseUrl),
+    ...(provider.userInfo ? { userInfoUrl: fill(provider.userInfo.url) } : {}),
+  };
+  if (!sandbox) return real;
+  const emulator = emulatorPath(provider);
+  const internal = (url: string) => sandboxUrl(url, sandbox.internalBase, emulator);
   return {
-    authorizeUrl: sandboxUrl(oauth.authorizeUrl, sandbox.publicBase, provider.emulator),
-    tokenUrl: internal(oauth.tokenUrl),
-    ...(oauth.revocation ? { revocationUrl: internal(oauth.revocation.url) } : {}),
-    apiBaseUrl: internal(api.baseUrl),
+    authorizeUrl: real.authorizeUrl && sandboxUrl(real.authorizeUrl, sandbox.publicBase, emulator),
+    tokenUrl: real.tokenUrl && internal(real.tokenUrl),
+    ...(real.revocationUrl ? { revocationUrl: internal(real.revocationUrl) } : {}),
+    apiBaseUrl: internal(real.apiBaseUrl),
+    ...(real.userInfoUrl ? { userInfoUrl: internal(real.userInfoUrl) } : {}),
   };
 }

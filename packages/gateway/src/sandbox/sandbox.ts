@@ -1,7 +1,7 @@
 import type { EmulatorControl, EmulatorKey } from '@portico/emulators';
 import { Problem } from '../errors/problem.js';
 import type { SandboxLocation } from '../oauth/endpoints.js';
-import { getProvider } from '../providers/catalog.js';
+import type { ProviderDefinition } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 
 export const SANDBOX_PREFIX = '/sandbox';
@@ -14,16 +14,30 @@ export const SANDBOX_PREFIX = '/sandbox';
 export interface Sandbox {
   readonly enabled: boolean;
   location(): SandboxLocation | undefined;
-  registerClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
+  /**
+   * Registers the connection's OAuth client at its emulator, and the provider's definition where the
+   * definitions emulator plays it (API-key providers have no client; their definition is enough).
+   */
+  registerClient(
+    connection: ConnectionRow,
+    provider: ProviderDefinition,
+    clientSecret: string,
+    redirectUri: string,
+  ): Promise<void>;
   /**
    * Registers the connection's client unless the emulator knows its id: emulators keep clients in
    * memory, so after a restart the client must be known again before a refresh can be judged.
    */
-  ensureClient(connection: ConnectionRow, clientSecret: string, redirectUri: string): Promise<void>;
+  ensureClient(
+    connection: ConnectionRow,
+    provider: ProviderDefinition,
+    clientSecret: string,
+    redirectUri: string,
+  ): Promise<void>;
   /** Rehearsing failures: expires the access tokens the connection's accounts hold; how many. */
-  expireTokens(connection: ConnectionRow): Promise<number>;
+  expireTokens(connection: ConnectionRow, provider: ProviderDefinition): Promise<number>;
   /** Revokes the connection's grants at the emulator (their next refresh is refused); how many. */
-  revokeGrants(connection: ConnectionRow): Promise<number>;
+  revokeGrants(connection: ConnectionRow, provider: ProviderDefinition): Promise<number>;
   /** Re-seeds every emulator's data and forgets its tokens and grants (clients stay). */
   reset(): Promise<void>;
   /**
@@ -60,37 +74,46 @@ export function remoteSandbox(rootUrl: string): Sandbox {
   const sandbox: Sandbox = {
     enabled: true,
     location: () => ({ publicBase: rootUrl, internalBase: rootUrl }),
-    async registerClient(connection, clientSecret, redirectUri) {
-      const res = await fetch(`${rootUrl}/_emulator/clients`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          emulator: emulatorOf(connection),
-          client_id: connection.client_id,
-          client_secret: clientSecret,
-          redirect_uris: [redirectUri],
-        }),
-        signal: AbortSignal.timeout(10_000),
+    async registerClient(connection, provider, clientSecret, redirectUri) {
+      const post = async (route: string, body: unknown) => {
+        const res = await fetch(`${rootUrl}/_emulator${route}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        });
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`emulator refused ${route}: HTTP ${res.status}`);
+      };
+      if (provider.emulator === 'definitions') await post('/definitions', provider.source);
+      if (!provider.oauth) return;
+      await post('/clients', {
+        emulator: emulatorOf(provider),
+        ...(provider.emulator === 'definitions' ? { provider: provider.key } : {}),
+        client_id: connection.client_id,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
       });
-      if (!res.ok) throw new Error(`emulator refused the client registration: HTTP ${res.status}`);
     },
-    async ensureClient(connection, clientSecret, redirectUri) {
+    async ensureClient(connection, provider, clientSecret, redirectUri) {
       const res = await fetch(`${rootUrl}/_emulator/clients`, { signal: AbortSignal.timeout(10_000) });
       const all = (res.ok ? await res.json() : {}) as Record<string, Array<{ client_id: string }>>;
-      const known = all[emulatorOf(connection)]?.some((c) => c.client_id === connection.client_id);
-      if (!known) await sandbox.registerClient(connection, clientSecret, redirectUri);
+      const known = all[emulatorOf(provider)]?.some((c) => c.client_id === connection.client_id);
+      if (!known) await sandbox.registerClient(connection, provider, clientSecret, redirectUri);
     },
-    async expireTokens(connection) {
+    async expireTokens(connection, provider) {
+      const filter = grantFilter(connection, provider);
       const res = await control('/tokens/expire', {
-        emulator: emulatorOf(connection),
-        client_id: connection.client_id,
+        emulator: emulatorOf(provider),
+        ...(filter.clientId ? { client_id: filter.clientId } : { provider: filter.provider }),
       });
       return (res as { expired: number }).expired;
     },
-    async revokeGrants(connection) {
+    async revokeGrants(connection, provider) {
+      const filter = grantFilter(connection, provider);
       const res = await control('/grants/revoke', {
-        emulator: emulatorOf(connection),
-        client_id: connection.client_id,
+        emulator: emulatorOf(provider),
+        ...(filter.clientId ? { client_id: filter.clientId } : { provider: filter.provider }),
       });
       return (res as { revoked: number }).revoked;
     },
@@ -114,6 +137,17 @@ export function remoteSandbox(rootUrl: string): Sandbox {
   return sandbox;
 }
 
-export function emulatorOf(connection: ConnectionRow): EmulatorKey {
-  return getProvider(connection.provider).emulator;
+export function emulatorOf(provider: ProviderDefinition): EmulatorKey {
+  return provider.emulator;
+}
+
+/**
+ * What of the emulator's grants a connection owns: its OAuth client's, or for an API-key provider
+ * (no client) the keys used with that provider.
+ */
+export function grantFilter(
+  connection: ConnectionRow,
+  provider: ProviderDefinition,
+): { clientId?: string; provider?: string } {
+  return provider.oauth ? { clientId: connection.client_id } : { provider: provider.key };
 }

@@ -31,10 +31,13 @@ export interface AccountWithConnection extends AccountRow {
   connection_name: string;
   provider: string;
   sandbox: boolean;
+  /** The connection's place at the provider: its tenant and parameter values. */
+  tenant: string | null;
+  connection_parameters: Record<string, string> | null;
 }
 
 const SELECT_WITH_CONNECTION = `
-  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox
+  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters
   FROM connected_accounts a JOIN connections c ON c.id = a.connection_id`;
 
 /**
@@ -225,7 +228,7 @@ export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<Acc
      WHERE c.id = a.connection_id AND a.status = 'PENDING_AUTH'
        AND NOT EXISTS (SELECT 1 FROM authorization_links l WHERE l.account_id = a.id AND l.expires_at > now())
        AND NOT EXISTS (SELECT 1 FROM authorization_requests r WHERE r.account_id = a.id AND r.expires_at > now())
-     RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox`,
+     RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters`,
   );
 }
 

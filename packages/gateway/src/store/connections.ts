@@ -1,4 +1,3 @@
-import type { ProviderKey } from '../providers/catalog.js';
 import type { Queryable } from './db.js';
 
 /** A connection row as stored; `client_secret` is sealed. */
@@ -6,13 +5,16 @@ export interface ConnectionRow {
   id: string;
   environment_id: string;
   name: string;
-  provider: ProviderKey;
+  /** A built-in provider's key or one of the environment's custom providers. */
+  provider: string;
   client_id: string;
   client_secret: string;
   scopes: string[];
   sandbox: boolean;
   /** Microsoft only: the tenant in the identity platform's URLs (null: the provider's default). */
   tenant: string | null;
+  /** Values of the provider's connection parameters (null: none given). */
+  parameters: Record<string, string> | null;
   /** The application's name as end users should read it on Portico's pages. */
   display_name: string | null;
   created_at: Date;
@@ -25,8 +27,8 @@ export async function insertConnection(
 ): Promise<ConnectionRow | undefined> {
   const rows = await db.query<ConnectionRow>(
     `INSERT INTO connections (id, environment_id, name, provider, client_id, client_secret, scopes, sandbox,
-       tenant, display_name)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       tenant, display_name, parameters)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (environment_id, name) DO NOTHING
      RETURNING *`,
     [
@@ -40,6 +42,7 @@ export async function insertConnection(
       row.sandbox,
       row.tenant,
       row.display_name,
+      row.parameters ? JSON.stringify(row.parameters) : null,
     ],
   );
   return rows[0];
@@ -78,7 +81,9 @@ export async function listConnections(
 export async function updateConnection(
   db: Queryable,
   id: string,
-  changes: Partial<Pick<ConnectionRow, 'client_id' | 'client_secret' | 'scopes' | 'tenant' | 'display_name'>>,
+  changes: Partial<
+    Pick<ConnectionRow, 'client_id' | 'client_secret' | 'scopes' | 'tenant' | 'display_name' | 'parameters'>
+  >,
 ): Promise<ConnectionRow | undefined> {
   const rows = await db.query<ConnectionRow>(
     `UPDATE connections SET
@@ -87,6 +92,7 @@ export async function updateConnection(
        scopes = COALESCE($4, scopes),
        tenant = COALESCE($5, tenant),
        display_name = COALESCE($6, display_name),
+       parameters = COALESCE($7::jsonb, parameters),
        updated_at = now()
      WHERE id = $1 RETURNING *`,
     [
@@ -96,6 +102,7 @@ export async function updateConnection(
       changes.scopes ?? null,
       changes.tenant ?? null,
       changes.display_name ?? null,
+      changes.parameters ? JSON.stringify(changes.parameters) : null,
     ],
   );
   return rows[0];

@@ -302,4 +302,22 @@ DELETE FROM admin_sessions;
 ALTER TABLE admin_sessions RENAME COLUMN csrf_token TO csrf_token_hash;
 `,
   },
+  {
+    version: 13,
+    name: 'custom-providers',
+    sql: `
+-- An environment's own provider definitions (JSON, validated against providers/provider.schema.json
+-- before they are stored); a connection names a built-in provider or one of these by key.
+CREATE TABLE custom_providers (
+  environment_id text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  key            text NOT NULL,
+  definition     jsonb NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now(),
+  updated_at     timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (environment_id, key)
+);
+-- Values of the provider's connection parameters (a subdomain, a shop), as {"name": "value"}.
+ALTER TABLE connections ADD COLUMN parameters jsonb;
+`,
+  },
 ];

@@ -23,7 +23,9 @@ export async function probe(provider: ProviderKey, apiBase: string, token: strin
     hubspot: () => fetch(`${apiBase}/crm/v3/owners/`, { headers: auth }),
     sharepoint: () => fetch(`${apiBase}/v1.0/me`, { headers: auth }),
   };
-  const res = await calls[provider]();
+  const call = calls[provider];
+  if (!call) throw new Error(`no probe for ${provider}`);
+  const res = await call();
   await res.arrayBuffer();
   return res.status;
 }

@@ -1,7 +1,12 @@
-import { camelKeys } from '../http/case.js';
+import { camelKeys, snakeKeys } from '../http/case.js';
 import { PageList } from '../http/pages.js';
 import type { Transport } from '../http/transport.js';
-import type { AccountStatus, AuthorizationLinkResult, ConnectedAccount } from '../types.js';
+import type {
+  AccountStatus,
+  AuthorizationLinkResult,
+  ConnectedAccount,
+  ImportAccountInput,
+} from '../types.js';
 import { segment } from './connections.js';
 
 type Raw = Record<string, unknown>;
@@ -78,6 +83,22 @@ export class ConnectedAccounts {
       connectedAccount: camelKeys<ConnectedAccount>(raw.connected_account),
       redirectUrl: raw.redirect_url,
     };
+  }
+
+  /**
+   * Creates (or updates) the end user's account from a credential the application already holds,
+   * ACTIVE at once. Unless `verify` is false, the gateway first checks it with the provider's
+   * user-info request where there is one: a refused credential throws `CredentialsInvalidError`.
+   */
+  async import(input: ImportAccountInput): Promise<ConnectedAccount> {
+    return camelKeys(
+      await this.transport.json<Raw>({
+        method: 'POST',
+        path: '/api/v1/connected-accounts/import',
+        // Top-level keys only: metadata goes as given.
+        json: snakeKeys(input),
+      }),
+    );
   }
 
   list(options: ListAccountsOptions = {}): PageList<ConnectedAccount> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import {
   type AuthorizationLinkBody,
+  ImportAccountBody,
   AuthorizationLinkBody as LinkSchema,
   ListAccountsQuery,
   VerifyUserBody,
@@ -26,6 +27,27 @@ export async function connectedAccountRoutes(
     );
     return reply.code(201).header('cache-control', 'no-store').send(link);
   });
+
+  app.post(
+    '/connected-accounts/import',
+    {
+      schema: {
+        summary:
+          'Create (or update) an ACTIVE account from a credential the application already holds: OAuth tokens, an API key, or a user name and password',
+        body: ImportAccountBody,
+      },
+    },
+    async (req, reply) => {
+      const row = await accounts.importCredentials(
+        req.principal.environmentId,
+        req.body as ImportAccountBody,
+      );
+      return reply
+        .code(201)
+        .header('location', `/api/v1/connected-accounts/${row.id}`)
+        .send(accounts.view(row));
+    },
+  );
 
   app.post(
     '/connected-accounts/verify',

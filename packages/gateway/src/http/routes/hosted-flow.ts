@@ -1,7 +1,25 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { FlowError, type ResultPage, renderPage } from '../../authorization/pages.js';
-import type { AuthorizationService, BrowserBinding } from '../../authorization/service.js';
-import { PLAIN_PAGE_POLICY, pageHeaders } from '../page-headers.js';
+import {
+  type CredentialFormPage,
+  FlowError,
+  type ResultPage,
+  renderCredentialForm,
+  renderPage,
+} from '../../authorization/pages.js';
+import type {
+  AuthorizationService,
+  BrowserBinding,
+  CallbackOutcome,
+  CredentialSubmission,
+} from '../../authorization/service.js';
+import { contentSecurityPolicy, PLAIN_PAGE_POLICY, pageHeaders } from '../page-headers.js';
+
+/** The credential form posts to the gateway itself, and nowhere else. */
+const FORM_PAGE_POLICY = contentSecurityPolicy(
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  "form-action 'self'",
+);
 
 /**
  * HttpOnly (scripts never see it) and SameSite=Lax: sent on the provider's top-level redirect back
@@ -45,6 +63,21 @@ export async function hostedFlowRoutes(
       .type('text/html; charset=utf-8')
       .send(renderPage(result));
 
+  const formPage = (reply: FastifyReply, form: CredentialFormPage) =>
+    reply
+      .code(form.status)
+      .header('cache-control', 'no-store')
+      .headers(pageHeaders(FORM_PAGE_POLICY))
+      .type('text/html; charset=utf-8')
+      .send(renderCredentialForm(form));
+
+  const outcomePage = (reply: FastifyReply, outcome: CallbackOutcome) => {
+    if (outcome.kind === 'redirect')
+      return reply.header('cache-control', 'no-store').redirect(outcome.url, 302);
+    if (outcome.kind === 'form') return formPage(reply, outcome.form);
+    return page(reply, outcome);
+  };
+
   const flowFailure = (reply: FastifyReply, error: unknown) => {
     if (!(error instanceof FlowError)) throw error;
     return page(reply, {
@@ -58,12 +91,13 @@ export async function hostedFlowRoutes(
 
   app.get<{ Params: { token: string } }>('/connect/:token', async (req, reply) => {
     try {
-      const { location, binding } = await authorization.start(req.params.token);
+      const started = await authorization.start(req.params.token);
+      reply.header('set-cookie', bindingCookie(started.binding));
+      if (started.kind === 'form') return formPage(reply, started.form);
       return reply
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
-        .header('set-cookie', bindingCookie(binding))
-        .redirect(location, 302);
+        .redirect(started.location, 302);
     } catch (error) {
       return flowFailure(reply, error);
     }
@@ -81,9 +115,33 @@ export async function hostedFlowRoutes(
           query,
           parseCookies(req.headers.cookie),
         );
-        if (outcome.kind === 'redirect')
-          return reply.header('cache-control', 'no-store').redirect(outcome.url, 302);
-        return page(reply, outcome);
+        return outcomePage(reply, outcome);
+      } catch (error) {
+        return flowFailure(reply, error);
+      }
+    },
+  );
+
+  // The hosted form of API-key and basic-auth providers posts here (the binding cookie's path).
+  app.post<{ Params: { connection_id: string }; Body: Record<string, unknown> }>(
+    '/sso/v1/oauth/:connection_id/callback',
+    { bodyLimit: 16 * 1024 },
+    async (req, reply) => {
+      try {
+        const body = req.body && typeof req.body === 'object' ? req.body : {};
+        const field = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : undefined);
+        const submission: CredentialSubmission = {
+          ...(field('state') !== undefined ? { state: field('state') } : {}),
+          ...(field('api_key') !== undefined ? { api_key: field('api_key') } : {}),
+          ...(field('username') !== undefined ? { username: field('username') } : {}),
+          ...(field('password') !== undefined ? { password: field('password') } : {}),
+        };
+        const outcome = await authorization.submitCredentials(
+          req.params.connection_id,
+          submission,
+          parseCookies(req.headers.cookie),
+        );
+        return outcomePage(reply, outcome);
       } catch (error) {
         return flowFailure(reply, error);
       }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { ProviderCatalogService } from '../../connections/providers.js';
 import type { ConnectionService } from '../../connections/service.js';
 import { Problem } from '../../errors/problem.js';
 import type { Sandbox } from '../../sandbox/sandbox.js';
@@ -13,7 +14,7 @@ const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64
  */
 export async function sandboxRoutes(
   app: FastifyInstance,
-  opts: { connections: ConnectionService; sandbox: Sandbox },
+  opts: { connections: ConnectionService; providers: ProviderCatalogService; sandbox: Sandbox },
 ): Promise<void> {
   const sandboxConnection = async (environmentId: string, name: string) => {
     const connection = await opts.connections.get(environmentId, name);
@@ -24,16 +25,20 @@ export async function sandboxRoutes(
         { errors: [{ path: '/name', message: 'must name a sandbox connection' }] },
       );
     }
-    return connection;
+    return { connection, provider: await opts.providers.resolve(environmentId, connection.provider) };
   };
 
   app.post<{ Params: { name: string } }>(
     '/sandbox/connections/:name/expire-tokens',
     { schema: { params: NameParams } },
     async (req) => ({
-      expired: await opts.sandbox.expireTokens(
-        await sandboxConnection(req.principal.environmentId, req.params.name),
-      ),
+      expired: await (async () => {
+        const { connection, provider } = await sandboxConnection(
+          req.principal.environmentId,
+          req.params.name,
+        );
+        return opts.sandbox.expireTokens(connection, provider);
+      })(),
     }),
   );
 
@@ -41,9 +46,13 @@ export async function sandboxRoutes(
     '/sandbox/connections/:name/revoke-grants',
     { schema: { params: NameParams } },
     async (req) => ({
-      revoked: await opts.sandbox.revokeGrants(
-        await sandboxConnection(req.principal.environmentId, req.params.name),
-      ),
+      revoked: await (async () => {
+        const { connection, provider } = await sandboxConnection(
+          req.principal.environmentId,
+          req.params.name,
+        );
+        return opts.sandbox.revokeGrants(connection, provider);
+      })(),
     }),
   );
 
