@@ -33,6 +33,7 @@ COPY --from=build /app/packages/gateway/package.json packages/gateway/package.js
 COPY --from=build /app/packages/gateway/bin packages/gateway/bin
 COPY --from=build /app/packages/gateway/dist packages/gateway/dist
 COPY --from=build /app/packages/gateway/dashboard-ui packages/gateway/dashboard-ui
+COPY --from=build /app/packages/gateway/providers packages/gateway/providers
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data

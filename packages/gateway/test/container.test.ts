@@ -50,6 +50,19 @@ describe('Dockerfile', () => {
       `node ${NODE_FLAGS.join(' ')} packages/gateway/dist/cli.js start`,
     );
   });
+
+  it('ships every file the gateway reads at run time beside its dist: the dashboard and the provider definitions', () => {
+    const copied = finalStage.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    for (const dir of [
+      'packages/gateway/dist',
+      'packages/gateway/dashboard-ui',
+      'packages/gateway/providers',
+    ])
+      expect(
+        copied.some((c) => c.endsWith(` ${dir}`)),
+        dir,
+      ).toBe(true);
+  });
 });
 
 describe('compose.yaml', () => {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ProviderDefinition } from '../providers/catalog.js';
+import { credentialPlacement, withQueryCredential } from '../providers/credential.js';
 import { readOne } from '../providers/json-paths.js';
 import { oauthOf, type ProviderEndpoints } from './endpoints.js';
 
@@ -276,7 +277,7 @@ export async function revokeGrant(
   const token =
     revocation.token === 'refresh' ? (tokens.refreshToken ?? tokens.accessToken) : tokens.accessToken;
   if (!token) return false;
-  const url = endpoints.revocationUrl
+  let url = endpoints.revocationUrl
     .replace('{token}', encodeURIComponent(token))
     .replace('{client_id}', encodeURIComponent(client.clientId));
   const init: RequestInit = { redirect: 'manual', signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS) };
@@ -290,18 +291,36 @@ export async function revokeGrant(
       init.headers = { authorization: basicAuth(client), 'content-type': 'application/json' };
       init.body = JSON.stringify({ access_token: token });
       break;
+    case 'credential_post':
+    case 'credential_delete': {
+      // The access token as the API takes it (Dropbox, Zendesk: Bearer; Shopify: its own header).
+      init.method = revocation.style === 'credential_post' ? 'POST' : 'DELETE';
+      const placement = credentialPlacement(provider, token);
+      if (placement.in === 'header') init.headers = { [placement.name]: placement.value };
+      else url = withQueryCredential(url, placement.name, placement.value);
+      break;
+    }
     case 'basic_json':
       init.method = 'POST';
       init.headers = { authorization: basicAuth(client), 'content-type': 'application/json' };
       init.body = JSON.stringify({ token });
       break;
-    default:
+    default: {
+      // RFC 7009: form_client authenticates the client as at the token endpoint (Box, Asana, Calendly).
+      const clientInBody = revocation.style === 'form_client' && provider.oauth!.clientAuth === 'client_secret_post';
+      const basic =
+        revocation.style === 'basic_form' ||
+        (revocation.style === 'form_client' && provider.oauth!.clientAuth === 'client_secret_basic');
       init.method = 'POST';
       init.headers = {
         'content-type': 'application/x-www-form-urlencoded',
-        ...(revocation.style === 'basic_form' ? { authorization: basicAuth(client) } : {}),
+        ...(basic ? { authorization: basicAuth(client) } : {}),
       };
-      init.body = new URLSearchParams({ token }).toString();
+      init.body = new URLSearchParams({
+        token,
+        ...(clientInBody ? { client_id: client.clientId, client_secret: client.clientSecret } : {}),
+      }).toString();
+    }
   }
   try {
     const response = await fetch(url, init);

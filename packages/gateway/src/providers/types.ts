@@ -54,7 +54,15 @@ export interface OAuthFacts {
   /** How to revoke a grant, where the provider can. `{token}` in the URL is replaced by the token. */
   revocation?: {
     url: string;
-    style: 'form' | 'basic_form' | 'basic_json' | 'delete' | 'basic_delete';
+    style:
+      | 'form'
+      | 'form_client'
+      | 'basic_form'
+      | 'basic_json'
+      | 'delete'
+      | 'basic_delete'
+      | 'credential_post'
+      | 'credential_delete';
     /** Which token revokes the whole grant. */
     token: 'access' | 'refresh';
   };

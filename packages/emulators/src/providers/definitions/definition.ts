@@ -7,7 +7,15 @@
 /** A definition the emulator cannot play; the control API answers 400 with its message. */
 export class DefinitionError extends Error {}
 
-export type RevocationStyle = 'form' | 'basic_form' | 'basic_json' | 'delete' | 'basic_delete';
+export type RevocationStyle =
+  | 'form'
+  | 'form_client'
+  | 'basic_form'
+  | 'basic_json'
+  | 'delete'
+  | 'basic_delete'
+  | 'credential_post'
+  | 'credential_delete';
 
 /** A URL of the definition reduced to its path; `{placeholders}` match any one segment. */
 export interface PathTemplate {
@@ -195,7 +203,7 @@ function revocationOf(auth: Json): OAuthSpec['revocation'] {
       revocation,
       'style',
       where,
-      ['form', 'basic_form', 'basic_json', 'delete', 'basic_delete'],
+      ['form', 'form_client', 'basic_form', 'basic_json', 'delete', 'basic_delete', 'credential_post', 'credential_delete'],
       'form',
     ),
     token: oneOf(revocation, 'token', where, ['access', 'refresh'], 'access'),

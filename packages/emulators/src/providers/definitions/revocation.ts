@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseBasicCredentials } from '../../core/oauth-requests.js';
 import type { ProviderContext } from '../../core/types.js';
 import { bodyText, formFields, jsonValue } from './body.js';
+import { readCredential } from './credentials.js';
 import type { OAuthSpec, PlayedDefinition, RevocationStyle } from './definition.js';
 
 // Revoking a grant at the definition's revocation URL, in the definition's style. The token the
@@ -12,7 +13,7 @@ type Revocation = NonNullable<OAuthSpec['revocation']>;
 
 /** The method each style is sent with. */
 export function revocationMethod(style: RevocationStyle): 'POST' | 'DELETE' {
-  return style === 'delete' || style === 'basic_delete' ? 'DELETE' : 'POST';
+  return style === 'delete' || style === 'basic_delete' || style === 'credential_delete' ? 'DELETE' : 'POST';
 }
 
 function needsBasic(style: RevocationStyle): boolean {
@@ -32,11 +33,19 @@ function tokenOf(
   req: FastifyRequest,
   revocation: Revocation,
   groups: Record<string, string>,
+  definition: PlayedDefinition,
 ): string | undefined {
   if (groups.token) return safeDecode(groups.token);
   const text = bodyText(req);
   switch (revocation.style) {
+    case 'credential_post':
+    case 'credential_delete': {
+      // The access token, sent the way the API takes it (Dropbox, Zendesk: Bearer; Shopify: its header).
+      const read = readCredential(definition.credential, req);
+      return read.ok && 'token' in read ? read.token : undefined;
+    }
     case 'form':
+    case 'form_client':
     case 'basic_form':
       return formFields(text).token;
     case 'basic_json':
@@ -48,6 +57,22 @@ function tokenOf(
     default:
       return undefined;
   }
+}
+
+/**
+ * The client of a `form_client` revocation (RFC 7009 §2.1: the client authenticates as at the token
+ * endpoint), from Basic credentials or the form's client_id and client_secret.
+ */
+function formClient(
+  req: FastifyRequest,
+  definition: PlayedDefinition,
+  ctx: ProviderContext,
+): string | undefined {
+  if (req.headers.authorization) return basicClient(req, definition, ctx);
+  const fields = formFields(bodyText(req));
+  if (!fields.client_id || !fields.client_secret) return undefined;
+  const verified = ctx.verifyClient(fields.client_id, fields.client_secret);
+  return verified.ok && verified.client.provider === definition.key ? verified.client.clientId : undefined;
 }
 
 /** The client of a Basic-authenticated style; undefined when the credentials are missing or wrong. */
@@ -88,8 +113,9 @@ export function revoke(
 ): FastifyReply {
   const deleting = revocationMethod(revocation.style) === 'DELETE';
   let clientId: string | undefined;
-  if (needsBasic(revocation.style)) {
-    clientId = basicClient(req, definition, ctx);
+  if (needsBasic(revocation.style) || revocation.style === 'form_client') {
+    clientId =
+      revocation.style === 'form_client' ? formClient(req, definition, ctx) : basicClient(req, definition, ctx);
     if (!clientId) {
       return reply
         .code(401)
@@ -97,7 +123,7 @@ export function revoke(
         .send({ error: 'invalid_client', error_description: 'Client authentication failed.' });
     }
   }
-  const token = tokenOf(req, revocation, groups);
+  const token = tokenOf(req, revocation, groups, definition);
   if (!token) {
     return reply
       .code(400)
