@@ -1,6 +1,7 @@
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../test/helpers/backends.js';
+import { openLink } from '../test/helpers/flow.js';
 import { paddedJson, uploadBody } from '../test/helpers/uploads.js';
 import { freshStore, GatewayProcess, printFigures, type StoreKind } from './helpers/processes.js';
 
@@ -270,7 +271,7 @@ async function expectNoFramablePage(gw: GatewayProcess): Promise<void> {
     json: { connection_name: 'notion', identifier: 'framed' },
   });
   const { link } = (await created.json()) as { link: string };
-  const consent = new URL((await fetch(link, { redirect: 'manual' })).headers.get('location')!);
+  const consent = new URL((await openLink(link)).headers.get('location')!);
   const refused = new URL(consent);
   refused.searchParams.set('client_id', 'nobody');
   const { id } = (await (await gw.remote.api('/api/v1/connections/notion')).json()) as { id: string };

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { type RunningEmulators, startEmulators, submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../test/helpers/backends.js';
-import { browserCookie } from '../test/helpers/flow.js';
+import { browserCookie, openLink } from '../test/helpers/flow.js';
 import { freshStore, GatewayProcess, printFigures, type StoreKind, sleep } from './helpers/processes.js';
 
 /**
@@ -92,7 +92,7 @@ describe.each(STORES)('kill -9 and restart on %s', (store) => {
           json: { connection_name: 'crm', identifier },
         })
       ).json()) as { link: string; connected_account_id: string };
-      const opened = await fetch(link.link, { redirect: 'manual' });
+      const opened = await openLink(link.link);
       const callbackUrl = await submitConsent(opened.headers.get('location')!, { decision: 'allow' });
       callbacks.push({ run, identifier, accountId: link.connected_account_id });
 

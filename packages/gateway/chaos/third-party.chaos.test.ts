@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/gateway.js';
 import { postgresAvailable } from '../test/helpers/backends.js';
-import { browserCookie } from '../test/helpers/flow.js';
+import { browserCookie, openLink } from '../test/helpers/flow.js';
 import { fetchFrom, postToken } from '../test/helpers/token.js';
 import {
   freshStore,
@@ -152,7 +152,7 @@ describe.each(STORES)('a third party against a gateway process on %s', (store) =
         json: { connection_name: 'notion', identifier, ...json },
       });
     const consent = async (link: string) => {
-      const start = await fetch(link, { redirect: 'manual' });
+      const start = await openLink(link);
       const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
       return fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     };

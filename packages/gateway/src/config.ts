@@ -47,6 +47,8 @@ export interface Config {
   authRequestTtlSeconds: number;
   /** How long recorded events are kept (PORTICO_EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
+  /** MCP OAuth: client ID metadata documents may be fetched over http and from private addresses. */
+  mcpClientMetadataAllowPrivate: boolean;
   webhooks: {
     allowPrivate: boolean;
     timeoutMs: number;
@@ -122,6 +124,8 @@ export const CONFIG_VARIABLES = {
   PORTICO_EVENT_RETENTION_DAYS: 'Days recorded events are kept (1–3650). Default 30.',
   PORTICO_WEBHOOK_ALLOW_PRIVATE:
     'true or false: allow webhook URLs on http and on loopback, private or link-local addresses (local development). Default false.',
+  PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE:
+    'true or false: let MCP OAuth fetch client ID metadata documents over http and from loopback, private or link-local addresses (local development). Default false.',
   PORTICO_WEBHOOK_TIMEOUT_MS: 'Time one webhook attempt may take (100–60000). Default 10000.',
   PORTICO_WEBHOOK_RETRY_SCHEDULE:
     'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
@@ -209,6 +213,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retryScheduleMs: parseSchedule(env.PORTICO_WEBHOOK_RETRY_SCHEDULE, problems),
     concurrency: int('PORTICO_WEBHOOK_CONCURRENCY', 32, 1, 256),
   };
+
+  const mcpPrivateRaw = (env.PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(mcpPrivateRaw)) {
+    problems.push(
+      `PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE="${env.PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE}" must be true or false.`,
+    );
+  }
+  const mcpClientMetadataAllowPrivate = mcpPrivateRaw === 'true' || mcpPrivateRaw === '1';
 
   const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(sandboxRaw)) {
@@ -320,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redirectUrlAllowlist,
     authRequestTtlSeconds,
     eventRetentionDays,
+    mcpClientMetadataAllowPrivate,
     webhooks,
     tls,
     metricsToken,

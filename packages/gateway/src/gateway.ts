@@ -8,7 +8,9 @@ import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { ClientStatusCache } from './auth/client-status.js';
 import { GatewayClientService, type IssuedClient } from './auth/gateway-clients.js';
+import { McpOAuthService } from './auth/mcp-oauth.js';
 import { McpTokenService } from './auth/mcp-tokens.js';
+import { BrandingService } from './authorization/branding.js';
 import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
 import type { Config } from './config.js';
@@ -208,6 +210,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       },
       metrics,
     });
+    const branding = new BrandingService(db);
     const authorization = new AuthorizationService({
       db,
       keyring,
@@ -219,6 +222,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       redirectUrlAllowlist: config.redirectUrlAllowlist,
       requestTtlSeconds: config.authRequestTtlSeconds,
       providers,
+      branding,
       prepareSandbox: (connection, provider, secret) =>
         sandbox.registerClient(connection, provider, secret, connections.redirectUri(connection.id)),
     });
@@ -245,6 +249,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await clients.start();
     const gatewayClients = new GatewayClientService(db, clients);
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
+    const mcpOAuth = new McpOAuthService({
+      db,
+      logger,
+      clients,
+      tokens: mcpTokens,
+      publicUrl: config.publicUrl,
+      allowPrivateClientMetadata: config.mcpClientMetadataAllowPrivate,
+    });
     const events = new EventService(db, logger, config.eventRetentionDays);
     const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
     const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks });
@@ -272,6 +284,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         clients,
         gatewayClients,
         mcpTokens,
+        mcpOAuth,
         events,
         webhooks,
         admins,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { createSandboxConnection } from './helpers/flow.js';
+import { createSandboxConnection, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -56,7 +56,10 @@ describe.runIf(available)('authorization in a real browser', () => {
     const page = await browser.newPage();
     try {
       await page.goto(link);
-      expect(page.url()).toContain('/sandbox/google/o/oauth2/v2/auth');
+      // The link's landing page: opening it spent nothing; the person's click does.
+      expect(await page.getAttribute('main', 'data-outcome')).toBe('landing');
+      await page.click('#continue');
+      await page.waitForURL(/\/sandbox\/google\/o\/oauth2\/v2\/auth/);
       await page.click('#allow');
       await page.waitForSelector('main[data-outcome]');
       expect(await page.getAttribute('main', 'data-outcome')).toBe('success');
@@ -70,7 +73,7 @@ describe.runIf(available)('authorization in a real browser', () => {
   });
   it("does not render the consent page inside another site's iframe (clickjacking)", async () => {
     const { link } = await linkFor('browser-cal', 'framed-user');
-    const consentUrl = (await fetch(link, { redirect: 'manual' })).headers.get('location')!;
+    const consentUrl = (await openLink(link)).headers.get('location')!;
     // Another site: "localhost" is not the gateway's 127.0.0.1. As a control, an answer of the
     // gateway's that carries no framing headers (/healthz, JSON) does render in its frame.
     const attacker: Server = createServer((_req, res) => {

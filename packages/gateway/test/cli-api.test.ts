@@ -4,7 +4,7 @@ import path from 'node:path';
 import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { browserCookie, sandboxAccount } from './helpers/flow.js';
+import { browserCookie, openLink, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { runCliAsync } from './helpers/process.js';
 
@@ -102,7 +102,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     ]);
     expect(made.status, made.stderr).toBe(0);
     const { link } = JSON.parse(made.stdout) as { link: string };
-    const start = await fetch(link, { redirect: 'manual' });
+    const start = await openLink(link);
     const callbackUrl = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
     const done = await fetch(callbackUrl, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     const authRequestId = new URL(done.headers.get('location')!).searchParams.get('auth_request_id')!;

@@ -2,7 +2,7 @@ import { submitConsent } from '@portico/emulators';
 import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, browserCookie, createSandboxConnection } from './helpers/flow.js';
+import { accountOf, browserCookie, createSandboxConnection, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** An OAuth provider unlike the built-in ones: nested token, JSON body with Basic auth, rotation. */
@@ -135,7 +135,7 @@ describe.each(BACKENDS)('custom providers and imported credentials on $name', (b
         json: { connection_name: 'acme', identifier: 'user_42' },
       })
     ).json()) as { link: string; connected_account_id: string };
-    const start = await fetch(link.link, { redirect: 'manual' });
+    const start = await openLink(link.link);
     const authorizeUrl = new URL(start.headers.get('location')!);
     expect(authorizeUrl.searchParams.get('scope')).toBe('contacts:read,contacts:write');
     expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -198,7 +198,7 @@ describe.each(BACKENDS)('custom providers and imported credentials on $name', (b
         json: { connection_name: 'keys', identifier: 'user_42' },
       })
     ).json()) as { link: string; connected_account_id: string };
-    const form = await fetch(link.link, { redirect: 'manual' });
+    const form = await openLink(link.link);
     expect(form.status).toBe(200);
     expect(form.headers.get('content-security-policy')).toContain("form-action 'self'");
     const html = await form.text();
@@ -265,8 +265,8 @@ describe.each(BACKENDS)('custom providers and imported credentials on $name', (b
       (await (await t.api('/api/v1/connections/notion-import')).json()) as { client_id: string }
     ).client_id;
     expect(conn.id).toBeTruthy();
-    // The link registers the sandbox client; tokens the app obtained elsewhere come from the emulator.
-    await fetch(
+    // Starting a link registers the sandbox client; tokens the app obtained elsewhere come from the emulator.
+    await openLink(
       (
         (await (
           await t.api('/api/v1/connected-accounts/authorization-link', {
@@ -275,7 +275,6 @@ describe.each(BACKENDS)('custom providers and imported credentials on $name', (b
           })
         ).json()) as { link: string }
       ).link,
-      { redirect: 'manual' },
     );
     const control = t.gateway.sandbox.control!;
     const issued = control.issueToken('notion', { userId: 'ada.lovelace@example.com', clientId });

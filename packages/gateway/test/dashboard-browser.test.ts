@@ -150,6 +150,7 @@ describe.runIf(available)('the operator dashboard in a real browser', () => {
     await shoot('accounts-link');
     const consent = await context.newPage();
     await consent.goto(link);
+    await consent.click('#continue');
     await consent.click('#allow');
     await consent.waitForSelector('main[data-outcome="success"]');
     await consent.close();

@@ -22,14 +22,21 @@ describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) =
       json: { name: 'x', provider: 'notionn', sandbox: true },
     });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { detail: string; errors: Array<{ path: string; message: string }> };
+    const body = (await res.json()) as {
+      detail: string;
+      did_you_mean: string;
+      errors: Array<{ path: string; message: string }>;
+    };
     expect(body.errors).toEqual([
       {
         path: '/provider',
-        message:
-          'must be one of: notion, google_calendar, google_drive, google_sheets, google_docs, hubspot, sharepoint',
+        message: expect.stringMatching(
+          /^must be one of: notion, google_calendar, google_drive, google_sheets, google_docs, hubspot, sharepoint, .*slack/,
+        ),
       },
     ]);
+    expect(body.did_you_mean).toBe('notion');
+    expect(body.detail).toContain('did you mean "notion"');
     expect(body.detail).not.toMatch(/constant|anyOf/);
   });
 
@@ -63,7 +70,13 @@ describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) =
     const noAccount = await t.api('/proxy/v1/users/me', {
       headers: { connection_name: 'sandbox-notion', identifier: 'nobody' },
     });
-    expect(await noAccount.json()).toMatchObject({ code: 'account_not_found' });
+    // A never-seen identifier on a named connection is asked to authorize, with the link to do so.
+    expect(noAccount.status).toBe(409);
+    expect(await noAccount.json()).toMatchObject({
+      code: 'account_not_active',
+      account_status: 'PENDING_AUTH',
+      authorization_link: { link: expect.stringContaining('/connect/') },
+    });
   });
 
   it('listing the tools of a proxy-only provider says so', async () => {

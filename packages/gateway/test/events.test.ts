@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.js';
 import { BACKENDS } from './helpers/backends.js';
-import { authorize, createSandboxConnection, executeTool } from './helpers/flow.js';
+import { authorize, createSandboxConnection, executeTool, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { type Receiver, startReceiver } from './helpers/receiver.js';
 
@@ -76,7 +76,7 @@ describe.each(BACKENDS)('events on $name', (backend) => {
     // The link in the expiry event works: it starts a consent trip.
     const [expiry] = await allEvents(t, '&type=connected_account.expired');
     const link = (expiry!.data.authorization_link as { link: string }).link;
-    expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
+    expect((await openLink(link)).status).toBe(303);
     // connected_account.disconnected, connection.deleted
     expect(
       (await t.api(`/api/v1/connected-accounts/${allowed.accountId}`, { method: 'DELETE' })).status,

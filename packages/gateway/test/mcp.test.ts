@@ -5,7 +5,7 @@ import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeClient } from '../src/auth/gateway-clients.js';
 import { BACKENDS } from './helpers/backends.js';
-import { browserCookie, createSandboxConnection, sandboxAccount } from './helpers/flow.js';
+import { browserCookie, createSandboxConnection, openLink, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const ADA = 'ada@example.com';
@@ -111,7 +111,11 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
     const client = await asGateway(ADA);
     const missing = (await client.callTool({ name: 'crm_contacts_search', arguments: {} })) as CallToolResult;
     expect(missing.isError).toBe(true);
-    expect(JSON.parse(text(missing)).code).toBe('account_not_found');
+    // Never seen on HubSpot: the result is the authorization the user must give, with its link.
+    expect(JSON.parse(text(missing))).toMatchObject({
+      code: 'account_not_active',
+      authorization_link: { link: expect.stringContaining('/connect/') },
+    });
 
     const result = (await client.callTool({
       name: 'portico_authorize',
@@ -121,8 +125,8 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
     const { link } = result.structuredContent as { link: string };
     expect(text(result)).toContain(link);
     // The user opens it and consents; the calendar tools then appear.
-    const start = await fetch(link, { redirect: 'manual' });
-    expect(start.status).toBe(302);
+    const start = await openLink(link);
+    expect(start.status).toBe(303);
     const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
     const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     expect(done.status).toBe(200);
@@ -147,8 +151,8 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
     expect(result.isError).toBe(true);
     const problem = JSON.parse(text(result));
     expect(problem.code).toBe('account_not_active');
-    const start = await fetch(problem.authorization_link.link, { redirect: 'manual' });
-    expect(start.status).toBe(302);
+    const start = await openLink(problem.authorization_link.link);
+    expect(start.status).toBe(303);
   });
 
   it('limits a minted token to its identifier, connections and tools', async () => {
@@ -170,7 +174,10 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
       arguments: {},
     })) as CallToolResult;
     expect(other.isError).toBe(true);
-    expect(JSON.parse(text(other)).code).toBe('account_not_found');
+    expect(JSON.parse(text(other))).toMatchObject({
+      code: 'account_not_active',
+      account_status: 'PENDING_AUTH',
+    });
     // A token limited to the notes connection cannot authorize another one.
     const authorize = (await client.callTool({
       name: 'portico_authorize',

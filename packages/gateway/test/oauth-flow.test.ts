@@ -4,7 +4,7 @@ import { PROVIDER_KEYS, PROVIDERS, type ProviderKey } from '../src/providers/cat
 import { ACCOUNT_REFRESH_TOKEN } from '../src/secrets/sealed-columns.js';
 import type { AccountRow } from '../src/store/accounts.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, authorize, browserCookie, createSandboxConnection } from './helpers/flow.js';
+import { accountOf, authorize, browserCookie, createSandboxConnection, openLink } from './helpers/flow.js';
 import { REQUEST_PATH_READS, startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { probe } from './helpers/probes.js';
 
@@ -164,7 +164,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
           link: string;
           connected_account_id: string;
         };
-        const start = await fetch(link, { redirect: 'manual' });
+        const start = await openLink(link);
         const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
         return { id, start, callback };
       };
@@ -211,7 +211,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         link: string;
         connected_account_id: string;
       };
-      const start = await fetch(link, { redirect: 'manual' });
+      const start = await openLink(link);
       const { submitConsent } = await import('@portico/emulators');
       const callback = new URL(await submitConsent(start.headers.get('location')!, { decision: 'allow' }));
 
@@ -261,8 +261,8 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         ).json()) as { link: string; expires_at: string };
       const first = await mk();
       expect(new Date(first.expires_at).getTime() - Date.now()).toBeGreaterThan(3500_000);
-      expect((await fetch(first.link, { redirect: 'manual' })).status).toBe(302);
-      const reused = await fetch(first.link, { redirect: 'manual' });
+      expect((await openLink(first.link)).status).toBe(303);
+      const reused = await openLink(first.link);
       expect(reused.status).toBe(410);
       expect(await reused.text()).toMatch(/already been used/);
 
@@ -270,7 +270,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       await t.db.query(
         `UPDATE authorization_links SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`,
       );
-      const expired = await fetch(second.link, { redirect: 'manual' });
+      const expired = await openLink(second.link);
       expect(expired.status).toBe(410);
       expect(await expired.text()).toMatch(/expired/);
 
@@ -307,7 +307,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
         link: string;
         connected_account_id: string;
       };
-      const start = await fetch(link, { redirect: 'manual' });
+      const start = await openLink(link);
       // The operator changes the secret after the client was registered at the provider.
       await t.api('/api/v1/connections/badsecret', {
         method: 'PATCH',
@@ -362,7 +362,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
           link: string;
         }
       ).link;
-      const start = await fetch(link, { redirect: 'manual' });
+      const start = await openLink(link);
       const { submitConsent } = await import('@portico/emulators');
       const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
         redirect: 'manual',
@@ -393,7 +393,7 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       expect(account.access_token).toBeNull();
       // The link in the error works: authorizing again reactivates the account.
       const link = (body.authorization_link as { link: string }).link;
-      const start = await fetch(link, { redirect: 'manual' });
+      const start = await openLink(link);
       const { submitConsent } = await import('@portico/emulators');
       const back = await fetch(await submitConsent(start.headers.get('location')!, { decision: 'allow' }), {
         redirect: 'manual',

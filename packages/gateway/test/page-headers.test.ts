@@ -1,7 +1,7 @@
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { authorize, createSandboxConnection } from './helpers/flow.js';
+import { authorize, createSandboxConnection, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** An HTML page no other site may frame (clickjacking), with a policy of its own. */
@@ -44,8 +44,8 @@ describe.each(BACKENDS)('framing headers on the HTML pages of a gateway on $name
   });
 
   it("on the sandbox's consent and error pages, reached through /connect", async () => {
-    const start = await fetch(link, { redirect: 'manual' });
-    expect(start.status).toBe(302);
+    const start = await openLink(link);
+    expect(start.status).toBe(303);
     const consentUrl = new URL(start.headers.get('location')!);
     expect(consentUrl.pathname).toMatch(/^\/sandbox\/notion\//);
     const consent = await fetch(consentUrl);

@@ -2,7 +2,7 @@ import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_KEYS, PROVIDERS, type ProviderDefinition } from '../src/providers/catalog.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, browserCookie } from './helpers/flow.js';
+import { accountOf, browserCookie, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
@@ -72,14 +72,14 @@ describe.each(BACKENDS)('every built-in provider definition, end to end on $name
       link: string;
       connected_account_id: string;
     };
-    const linkStart = await fetch(link, { redirect: 'manual' });
+    const linkStart = await openLink(link);
     return { connection, accountId, linkStart };
   }
 
   for (const p of PLAYED.filter((x) => x.auth === 'oauth2')) {
     it(`${p.key}: consent, proxy, refresh and revocation`, async () => {
       const { connection, accountId, linkStart } = await connect(p);
-      expect(linkStart.status).toBe(302);
+      expect(linkStart.status).toBe(303);
       const authorizeUrl = new URL(linkStart.headers.get('location')!);
       // The consent screen is the definition's authorization URL, played by the emulator.
       expect(authorizeUrl.pathname).toContain(`/sandbox/definitions/${p.key}/`);

@@ -125,8 +125,12 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
       const unknown = await t.api('/proxy/v1.0/me', {
         headers: { connection_name: conn.sharepoint!, identifier: 'nobody' },
       });
-      expect(unknown.status).toBe(404);
-      expect(await unknown.json()).toMatchObject({ code: 'account_not_found' });
+      expect(unknown.status).toBe(409);
+      expect(await unknown.json()).toMatchObject({
+        code: 'account_not_active',
+        account_status: 'PENDING_AUTH',
+        authorization_link: { link: expect.stringContaining('/connect/') },
+      });
       await t.api('/api/v1/connected-accounts/authorization-link', {
         method: 'POST',
         json: { connection_name: conn.sharepoint, identifier: 'pending-user' },

@@ -3,7 +3,7 @@ import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Portico } from '../../sdk/src/index.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, browserCookie, createSandboxConnection } from './helpers/flow.js';
+import { accountOf, browserCookie, createSandboxConnection, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
@@ -47,8 +47,8 @@ describe.each(BACKENDS)('redirect URLs that are not URLs ($name)', (backend) => 
   };
   /** Opens the link and consents like a browser; the gateway's answer at the callback. */
   const consent = async (link: string) => {
-    const start = await fetch(link, { redirect: 'manual' });
-    expect(start.status).toBe(302);
+    const start = await openLink(link);
+    expect(start.status).toBe(303);
     const callbackUrl = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
     return fetch(callbackUrl, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
   };

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { sandboxAccount } from './helpers/flow.js';
+import { openLink, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 // A gateway reached under another name than its bind address (here localhost vs 127.0.0.1): every
@@ -65,7 +65,7 @@ describe('sandbox links under PORTICO_PUBLIC_URL', () => {
     });
     const { link: url } = (await link.json()) as { link: string };
     expect(url).toMatch(/^http:\/\/localhost:\d+\/connect\//);
-    const start = await fetch(url.replace('localhost', '127.0.0.1'), { redirect: 'manual' });
+    const start = await openLink(url.replace('localhost', '127.0.0.1'));
     expect(start.headers.get('location')).toMatch(PUBLIC);
   });
 });

@@ -12,7 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccessTokenIssuer } from '../src/auth/access-tokens.js';
 import { BACKENDS } from './helpers/backends.js';
-import { browserCookie, createSandboxConnection } from './helpers/flow.js';
+import { browserCookie, createSandboxConnection, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /** The SDK's connected-account status enum, as it reports it. */
@@ -32,8 +32,8 @@ const ONE_TOOL_EACH: Array<[provider: string, tool: string, input: Record<string
 
 /** Plays the end user on a link the SDK returned: open it, consent, come back with the cookie. */
 async function consent(link: string): Promise<void> {
-  const start = await fetch(link, { redirect: 'manual' });
-  expect(start.status).toBe(302);
+  const start = await openLink(link);
+  expect(start.status).toBe(303);
   const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
   const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
   expect(done.status).toBe(200);

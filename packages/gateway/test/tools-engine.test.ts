@@ -150,15 +150,19 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       expect(record.body.connected_account_id).toBe(accountId);
     });
 
-    it('no account for the identifier → account_not_found', async () => {
+    it('no account for the identifier → account_not_active with the link that authorizes it', async () => {
       const res = await executeTool(t, {
         tool_name: 'notes_page_get',
         identifier: 'nobody',
         tool_input: { page_id: NOTES },
       });
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('account_not_found');
-      expect(res.body.detail).toContain('authorization-link');
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({
+        code: 'account_not_active',
+        account_status: 'PENDING_AUTH',
+        authorization_link: { link: expect.stringContaining('/connect/') },
+      });
+      expect(res.body.detail).toContain('authorization_link');
     });
 
     it('two active accounts → ambiguous_account listing the connection names; connection_name chooses', async () => {

@@ -111,7 +111,7 @@ export class Portico {
     this.connections = new Connections(this.transport);
     this.providers = new Providers(this.transport);
     this.connectedAccounts = new ConnectedAccounts(this.transport);
-    this.tools = new Tools(this.transport, this.connectedAccounts);
+    this.tools = new Tools(this.transport, this.connectedAccounts, this.connections, this.providers);
     this.executions = new Executions(this.transport);
     this.mcpTokens = new McpTokens(this.transport);
     this.webhooks = new Webhooks(this.transport);

@@ -21,6 +21,13 @@ export type {
   Webhook,
   WebhookDelivery,
 } from './resources/webhooks.js';
+export {
+  AUTHORIZE_TOOL,
+  type AuthorizationRequired,
+  type AuthorizationSubject,
+  authorizationRequired,
+  authorizationText,
+} from './tools/authorization.js';
 export type { ToolContext, ToolFramework, ToolOutcome, ToolsForOptions } from './tools/framework.js';
-export { dataText, problemText } from './tools/outcome.js';
+export { dataText, type ProblemContext, problemText } from './tools/outcome.js';
 export * from './types.js';

@@ -15,7 +15,7 @@ import { aiSdk, type PorticoToolOutput } from '../src/adapters/ai.js';
 import { anthropic } from '../src/adapters/anthropic.js';
 import { langchain, runToolCalls } from '../src/adapters/langchain.js';
 import { openaiChat, openaiResponses } from '../src/adapters/openai.js';
-import { type JsonSchema, Portico } from '../src/index.js';
+import { AUTHORIZE_TOOL, type JsonSchema, Portico } from '../src/index.js';
 
 const ajv = new Ajv({ strict: false });
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -67,9 +67,12 @@ describe.each(BACKENDS)('LLM framework adapters against a gateway on $name', (ba
   it('offers only the tools of providers with an active account, unless told otherwise', async () => {
     const connected = await portico.tools.for(anthropic, { identifier: user });
     expect(connected.definitions.length).toBeGreaterThan(10);
-    expect(connected.definitions.every((d) => d.name.startsWith('notes_'))).toBe(true);
+    // The provider tools, then portico_authorize for the model to hand the user a link.
+    const [authorize, ...own] = [...connected.definitions].reverse();
+    expect(authorize!.name).toBe(AUTHORIZE_TOOL);
+    expect(own.every((d) => d.name.startsWith('notes_'))).toBe(true);
     const all = await portico.tools.for(anthropic, { identifier: user, connectedOnly: false });
-    expect(all.definitions).toHaveLength(45);
+    expect(all.definitions).toHaveLength(46);
     const some = await portico.tools.for(anthropic, {
       identifier: user,
       connectedOnly: false,
@@ -77,13 +80,17 @@ describe.each(BACKENDS)('LLM framework adapters against a gateway on $name', (ba
       tools: ['crm_contacts_list', 'notes_data_fetch'],
     });
     expect(some.definitions.map((d) => d.name)).toEqual(['crm_contacts_list']);
-    expect(await portico.tools.for(anthropic, { identifier: 'nobody' })).toMatchObject({ definitions: [] });
+    const nobody = await portico.tools.for(anthropic, { identifier: 'nobody' });
+    expect(nobody.definitions.map((d) => d.name)).toEqual([AUTHORIZE_TOOL]);
+    expect(await portico.tools.for(anthropic, { identifier: 'nobody', authorizeTool: false })).toMatchObject({
+      definitions: [],
+    });
   });
 
   it('OpenAI Chat Completions: definitions the API accepts (strict where possible) and a tool-call round trip', async () => {
     const tools = await portico.tools.for(openaiChat, { identifier: user, connectedOnly: false });
     const definitions: ChatCompletionTool[] = tools.definitions;
-    expect(definitions).toHaveLength(45);
+    expect(definitions).toHaveLength(46);
     let strict = 0;
     for (const definition of tools.definitions) {
       const fn = definition.function;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES } from '../../gateway/src/errors/problem.js';
 import { BACKENDS } from '../../gateway/test/helpers/backends.js';
-import { sandboxAccount } from '../../gateway/test/helpers/flow.js';
+import { openLink, sandboxAccount } from '../../gateway/test/helpers/flow.js';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers/gateway.js';
 import { emulatorControl } from '../../gateway/test/helpers/tools.js';
 import * as sdk from '../src/index.js';
@@ -309,9 +309,12 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
       await expect(
         portico.executeTool({ toolName: 'no_such_tool', identifier: user, toolInput: {} }),
       ).rejects.toBeInstanceOf(UnknownToolError);
-      await expect(
+      // A never-seen end user: the authorization to give, with its link.
+      const newcomer = await failure<AccountNotActiveError>(
         portico.executeTool({ toolName: 'notes_data_fetch', identifier: 'nobody', toolInput: {} }),
-      ).rejects.toBeInstanceOf(AccountNotFoundError);
+      );
+      expect(newcomer).toBeInstanceOf(AccountNotActiveError);
+      expect(newcomer.authorizationLink?.link.startsWith(`${t.url}/connect/`)).toBe(true);
 
       const notFound = await failure<UpstreamNotFoundError>(
         portico.executeTool({
@@ -369,8 +372,8 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
       expect(error).toBeInstanceOf(AccountNotActiveError);
       expect(error.status).toBe(409);
       expect(error.authorizationLink?.link.startsWith(`${t.url}/connect/`)).toBe(true);
-      const opened = await fetch(error.authorizationLink!.link, { redirect: 'manual' });
-      expect(opened.status).toBe(302);
+      const opened = await openLink(error.authorizationLink!.link);
+      expect(opened.status).toBe(303);
     });
   });
 
@@ -432,7 +435,7 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
       expect(outside.detail).toContain('".."');
       await expect(
         portico.request({ connectionName: notion, identifier: 'nobody', path: '/v1/users/me' }),
-      ).rejects.toBeInstanceOf(AccountNotFoundError);
+      ).rejects.toBeInstanceOf(AccountNotActiveError);
       await expect(
         portico.request({ connectionName: 'nope', identifier: user, path: '/v1/users/me' }),
       ).rejects.toBeInstanceOf(ConnectionNotFoundError);

@@ -21,8 +21,9 @@ import {
   releaseRefreshLease,
   storeTokens,
   touchAccounts,
+  upsertPendingAccount,
 } from '../store/accounts.js';
-import { type ConnectionRow, findConnectionByName } from '../store/connections.js';
+import { type ConnectionRow, findConnectionByName, listConnections } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import { sealTokens } from './sealed-tokens.js';
 import { accountView } from './view.js';
@@ -174,16 +175,14 @@ export class AccountTokens {
       ref.identifier,
     );
     if (!account) {
-      if (!(await findConnectionByName(this.deps.db, ref.environmentId, ref.connectionName))) {
+      const connection = await findConnectionByName(this.deps.db, ref.environmentId, ref.connectionName);
+      if (!connection) {
         throw new Problem(
           'connection_not_found',
           `No connection is named "${ref.connectionName}"; list them with GET /api/v1/connections.`,
         );
       }
-      throw new Problem(
-        'account_not_found',
-        `No connected account for identifier "${ref.identifier}" on connection "${ref.connectionName}"; create one with POST /api/v1/connected-accounts/authorization-link and let the user authorize.`,
-      );
+      return this.pendingOrAuthorized(connection, ref.identifier);
     }
     return this.load(account);
   }
@@ -213,10 +212,38 @@ export class AccountTokens {
     }
     // Not active: let the lifecycle explain it and hand out a fresh authorization link.
     if (accounts.length) return this.forAccount(accounts[0]!.id);
+    // Never seen: when one connection serves the provider, the user can be sent to it at once.
+    const connections = await listConnections(this.deps.db, environmentId, { provider, limit: 20 });
+    if (connections.length === 1) return this.pendingOrAuthorized(connections[0]!, identifier);
     throw new Problem(
       'account_not_found',
-      `Identifier "${identifier}" has no ${provider} account. Create an authorization link with POST /api/v1/connected-accounts/authorization-link for a ${provider} connection and let the user authorize.`,
+      connections.length
+        ? `Identifier "${identifier}" has no ${provider} account and ${connections.length} connections serve ${provider} (${connections.map((c) => c.name).join(', ')}); pass connection_name to choose one, and the answer carries the link the user opens.`
+        : `Identifier "${identifier}" has no ${provider} account and no connection serves ${provider}; create one with POST /api/v1/connections.`,
+      connections.length ? { extensions: { connection_names: connections.map((c) => c.name) } } : {},
     );
+  }
+
+  /**
+   * An end user who has never authorized the connection: their account is created PENDING_AUTH as
+   * get-or-create would, and the answer is account_not_active with the link that authorizes it.
+   */
+  private async pendingOrAuthorized(connection: ConnectionRow, identifier: string): Promise<Credential> {
+    const { db } = this.deps;
+    const account = await db.transaction(async (tx) => {
+      const row = await upsertPendingAccount(tx, connection.environment_id, connection.id, identifier);
+      if (row.inserted)
+        await recordEvent(db, tx, {
+          environmentId: connection.environment_id,
+          type: 'connected_account.created',
+          subject: row.id,
+          data: accountView(row, connection),
+        });
+      return row;
+    });
+    // Another request may have created and authorized it meanwhile.
+    if (account.status === 'ACTIVE') return this.forAccount(account.id);
+    throw await this.deps.notActive(account);
   }
 
   /** A valid access token for the account id. */

@@ -1,7 +1,7 @@
 import { hashToken } from '../authorization/links.js';
 import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
-import type { Database } from '../store/db.js';
+import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import {
   findUsableMcpToken,
@@ -71,8 +71,17 @@ export class McpTokenService {
     principal: { environmentId: string; clientId: string },
     input: MintInput,
   ): Promise<McpTokenView & { token: string }> {
+    await this.checkScope(principal.environmentId, input);
+    return this.issue(principal, input);
+  }
+
+  /** Refuses connection names the environment lacks and tool names the engine does not know. */
+  async checkScope(
+    environmentId: string,
+    input: { connection_names?: string[] | undefined; tools?: string[] | undefined },
+  ): Promise<void> {
     for (const [i, name] of (input.connection_names ?? []).entries()) {
-      await this.deps.connections.get(principal.environmentId, name).catch((error: unknown) => {
+      await this.deps.connections.get(environmentId, name).catch((error: unknown) => {
         if (error instanceof Problem && error.code === 'connection_not_found') {
           throw new Problem('invalid_input', `connection_names[${i}]: ${error.detail}`, {
             errors: [{ path: `/connection_names/${i}`, message: `no connection is named "${name}"` }],
@@ -90,8 +99,19 @@ export class McpTokenService {
         { errors: unknown.map((t) => ({ path: `/tools/${t.i}`, message: `no tool is named "${t.name}"` })) },
       );
     }
+  }
+
+  /**
+   * A token whose scope was checked before (by `mint`, or when an MCP OAuth grant was approved),
+   * written with `db` (a transaction of the caller's, or the store).
+   */
+  async issue(
+    principal: { environmentId: string; clientId: string },
+    input: MintInput,
+    db: Queryable = this.deps.db,
+  ): Promise<McpTokenView & { token: string }> {
     const token = `${MCP_TOKEN_PREFIX}${randomBase62(43)}`;
-    const row = await insertMcpToken(this.deps.db, {
+    const row = await insertMcpToken(db, {
       id: newId('mcpt'),
       environment_id: principal.environmentId,
       client_id: principal.clientId,

@@ -40,8 +40,9 @@ import {
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import type { Branding, BrandingService } from './branding.js';
 import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
-import { type CredentialFormPage, FlowError } from './pages.js';
+import { type CredentialFormPage, FlowError, type LandingPage } from './pages.js';
 import { RedirectAllowlist } from './redirect-allowlist.js';
 
 export type { AuthorizationLink } from './links.js';
@@ -89,6 +90,7 @@ export type CallbackOutcome =
       title: string;
       message: string;
       code?: string;
+      branding?: Branding;
     };
 
 export interface AuthorizationDeps {
@@ -110,6 +112,7 @@ export interface AuthorizationDeps {
     accountMetadata?: Record<string, unknown>,
   ): ProviderEndpoints;
   providers: ProviderCatalogService;
+  branding: BrandingService;
   /** Makes sure a sandbox connection's OAuth client (and definition) is registered at its emulator. */
   prepareSandbox(
     connection: ConnectionRow,
@@ -160,9 +163,12 @@ export function bindingCookieName(requestId: string): string {
 export class AuthorizationService {
   /** Where links may send the browser: the operator's list plus each environment's own. */
   readonly redirects: RedirectAllowlist;
+  /** The application's name and look on the pages end users see, per environment. */
+  readonly branding: BrandingService;
 
   constructor(private readonly deps: AuthorizationDeps) {
     this.redirects = new RedirectAllowlist(deps.db, deps.redirectUrlAllowlist);
+    this.branding = deps.branding;
   }
 
   async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
@@ -200,24 +206,7 @@ export class AuthorizationService {
   async start(token: string): Promise<StartOutcome> {
     const tokenHash = hashToken(token);
     const link = await consumeLink(this.deps.db, tokenHash);
-    if (!link) {
-      const known = await findLink(this.deps.db, tokenHash);
-      if (!known)
-        throw new FlowError(
-          'link_invalid',
-          'This link is not valid',
-          'Ask the application for a new authorization link.',
-          404,
-        );
-      throw new FlowError(
-        'link_invalid',
-        'This link can no longer be used',
-        known.used_at
-          ? 'It has already been used. Authorization links work once; ask the application for a new one.'
-          : 'It has expired. Ask the application for a new authorization link.',
-        410,
-      );
-    }
+    if (!link) throw await this.unusableLink(tokenHash);
     const account = await findAccount(this.deps.db, link.account_id);
     if (!account)
       throw new FlowError('link_invalid', 'This link is not valid', 'Its account no longer exists.', 404);
@@ -252,7 +241,7 @@ export class AuthorizationService {
       secure: redirectUri.startsWith('https:'),
     };
     if (!provider.oauth) {
-      return { kind: 'form', form: this.credentialForm(provider, connection, state), binding: browser };
+      return { kind: 'form', form: await this.credentialForm(provider, connection, state), binding: browser };
     }
     const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection), {
       clientId: connection.client_id,
@@ -264,14 +253,73 @@ export class AuthorizationService {
     return { kind: 'redirect', location, binding: browser };
   }
 
-  private credentialForm(
+  /**
+   * GET (or HEAD) /connect/{token}: what the link will do, spending nothing, so that link previews,
+   * mail scanners and prefetches leave it for its person; the page's button (a POST) starts the
+   * trip. `formTarget` is the origin the trip continues to (for the page's form-action policy).
+   */
+  async landing(
+    token: string,
+    action: string,
+  ): Promise<{ page: LandingPage; formTarget: string | undefined }> {
+    const tokenHash = hashToken(token);
+    const link = await findLink(this.deps.db, tokenHash);
+    if (!link || link.used_at || link.expires_at.getTime() <= Date.now())
+      throw await this.unusableLink(tokenHash);
+    const account = await findAccount(this.deps.db, link.account_id);
+    if (!account)
+      throw new FlowError('link_invalid', 'This link is not valid', 'Its account no longer exists.', 404);
+    const connection = await this.deps.connections.getById(account.connection_id);
+    const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
+    const branding = await this.deps.branding.get(connection.environment_id);
+    const formTarget = provider.oauth
+      ? new URL(this.deps.endpoints(provider, connection).authorizeUrl).origin
+      : undefined;
+    return {
+      page: {
+        providerName: provider.displayName,
+        appName: connection.display_name,
+        action,
+        oauth: Boolean(provider.oauth),
+        expiresAt: link.expires_at,
+        branding,
+      },
+      formTarget,
+    };
+  }
+
+  /** Why a link cannot be used, with what to do next, in its environment's look when known. */
+  private async unusableLink(tokenHash: string): Promise<FlowError> {
+    const known = await findLink(this.deps.db, tokenHash);
+    if (!known)
+      return new FlowError(
+        'link_invalid',
+        'This link is not valid',
+        'Ask the application for a new authorization link: copy it whole, links are long.',
+        404,
+      );
+    const error = new FlowError(
+      'link_invalid',
+      'This link can no longer be used',
+      known.used_at
+        ? 'It has already been used. Authorization links work once; if you did not finish connecting, go back to the application and ask it for a new link.'
+        : 'It has expired. Go back to the application and ask it for a new authorization link.',
+      410,
+    );
+    const account = await findAccount(this.deps.db, known.account_id);
+    if (account) error.branding = await this.deps.branding.get(account.environment_id);
+    return error;
+  }
+
+  private async credentialForm(
     provider: ProviderDefinition,
     connection: ConnectionRow,
     state: string,
     error?: string,
-  ): CredentialFormPage {
+  ): Promise<CredentialFormPage> {
     const form = provider.form!;
     return {
+      branding: await this.deps.branding.get(connection.environment_id),
       status: error ? 400 : 200,
       providerName: provider.displayName,
       appName: connection.display_name,
@@ -319,9 +367,9 @@ export class AuthorizationService {
     const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
     if (provider.oauth)
       throw new FlowError('state_invalid', 'Authorization failed', 'This connection uses OAuth.');
-    const again = (error: string): CallbackOutcome => ({
+    const again = async (error: string): Promise<CallbackOutcome> => ({
       kind: 'form',
-      form: this.credentialForm(provider, connection, input.state!, error),
+      form: await this.credentialForm(provider, connection, input.state!, error),
     });
     const form = provider.form!;
     let secret: string;
@@ -540,6 +588,7 @@ export class AuthorizationService {
       title: outcome.title,
       message: outcome.message,
       ...(outcome.error ? { code: outcome.error } : {}),
+      branding: await this.deps.branding.get(account.environment_id),
     };
   }
 

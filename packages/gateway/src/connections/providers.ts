@@ -16,6 +16,7 @@ import {
   replaceCustomProvider,
 } from '../store/custom-providers.js';
 import type { Database } from '../store/db.js';
+import { closestName } from '../validation/closest-name.js';
 import { validationProblem } from '../validation/validator.js';
 
 /** NOTIFY channel: an environment's custom providers changed; every process drops its copy. */
@@ -54,15 +55,14 @@ export class ProviderCatalogService {
   async resolve(environmentId: string, key: string, field?: string): Promise<ProviderDefinition> {
     const found = await this.find(environmentId, key);
     if (found) return found;
-    const custom = [...(await this.custom(environmentId)).keys()];
-    const detail = `No provider "${key}" in this environment; use a built-in one (GET /api/v1/providers lists ${PROVIDER_KEYS.length}) or create it with POST /api/v1/providers.`;
-    const errors = [
-      {
-        path: field ?? '/provider',
-        message: `must be a provider key (${[...PROVIDER_KEYS, ...custom].join(', ')})`,
-      },
-    ];
-    throw new Problem(field ? 'invalid_input' : 'provider_not_found', detail, { errors });
+    const known = [...PROVIDER_KEYS, ...(await this.custom(environmentId)).keys()];
+    const closest = closestName(key, known);
+    const detail = `No provider "${key}" in this environment${closest ? ` (did you mean "${closest}"?)` : ''}; use a built-in one (GET /api/v1/providers lists them) or create it with POST /api/v1/providers.`;
+    const errors = [{ path: field ?? '/provider', message: `must be one of: ${known.join(', ')}` }];
+    throw new Problem(field ? 'invalid_input' : 'provider_not_found', detail, {
+      errors,
+      ...(closest ? { extensions: { did_you_mean: closest } } : {}),
+    });
   }
 
   async find(environmentId: string, key: string): Promise<ProviderDefinition | undefined> {

@@ -15,6 +15,7 @@ import type { AccountService } from '../accounts/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { GatewayClientService } from '../auth/gateway-clients.js';
+import type { McpOAuthService } from '../auth/mcp-oauth.js';
 import type { McpTokenService } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ProviderCatalogService } from '../connections/providers.js';
@@ -58,6 +59,7 @@ import { eventRoutes } from './routes/events.js';
 import { healthRoutes, type StoreReadiness } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
+import { mcpOAuthApiRoutes, mcpOAuthRoutes } from './routes/mcp-oauth.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { providerRoutes } from './routes/providers.js';
 import { sandboxRoutes } from './routes/sandbox.js';
@@ -83,6 +85,8 @@ export interface AppServices {
   clients: ClientStatusCache;
   gatewayClients: GatewayClientService;
   mcpTokens: McpTokenService;
+  /** OAuth for MCP clients: metadata, registration, authorization, tokens. */
+  mcpOAuth: McpOAuthService;
   admins: AdminService;
   metrics: GatewayMetrics;
 }
@@ -522,14 +526,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           sandbox: services.sandbox,
         });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
+        await api.register(mcpOAuthApiRoutes, { oauth: services.mcpOAuth });
         await api.register(clientRoutes, { clients: services.gatewayClients });
         await api.register(providerRoutes, { providers: services.providers });
-        await api.register(environmentRoutes, { redirects: services.authorization.redirects });
+        await api.register(environmentRoutes, {
+          redirects: services.authorization.redirects,
+          branding: services.authorization.branding,
+        });
       },
       { prefix: '/api/v1' },
     );
+    await own.register(mcpOAuthRoutes, { oauth: services.mcpOAuth });
     await own.register(mcpEndpointRoutes, {
       tokens: services.mcpTokens,
+      oauth: services.mcpOAuth,
       accessTokens: services.tokens,
       clients: services.clients,
       server: {

@@ -307,7 +307,8 @@ export async function revokeGrant(
       break;
     default: {
       // RFC 7009: form_client authenticates the client as at the token endpoint (Box, Asana, Calendly).
-      const clientInBody = revocation.style === 'form_client' && provider.oauth!.clientAuth === 'client_secret_post';
+      const clientInBody =
+        revocation.style === 'form_client' && provider.oauth!.clientAuth === 'client_secret_post';
       const basic =
         revocation.style === 'basic_form' ||
         (revocation.style === 'form_client' && provider.oauth!.clientAuth === 'client_secret_basic');

@@ -6,6 +6,8 @@ export interface Environment {
   name: string;
   /** Origins or URL prefixes this environment's links may redirect to, on top of the global list. */
   redirect_url_allowlist: string[] | null;
+  /** The application's name and look on Portico's pages (authorization/branding.ts). */
+  branding: Record<string, string> | null;
   created_at: Date;
 }
 
@@ -36,6 +38,18 @@ export async function setRedirectUrlAllowlist(
   const rows = await db.query<Environment>(
     'UPDATE environments SET redirect_url_allowlist = $2 WHERE id = $1 RETURNING *',
     [id, allowlist],
+  );
+  return rows[0];
+}
+
+export async function setBranding(
+  db: Queryable,
+  id: string,
+  branding: Record<string, string> | null,
+): Promise<Environment | undefined> {
+  const rows = await db.query<Environment>(
+    'UPDATE environments SET branding = $2 WHERE id = $1 RETURNING *',
+    [id, branding ? JSON.stringify(branding) : null],
   );
   return rows[0];
 }

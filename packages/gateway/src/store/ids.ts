@@ -1,7 +1,21 @@
 import { randomBytes } from 'node:crypto';
 
 /** Prefixes say what an id names, so a misplaced id is obvious in logs and errors. */
-export type IdPrefix = 'env' | 'cli' | 'conn' | 'ca' | 'areq' | 'exec' | 'mcpt' | 'evt' | 'wh' | 'adm';
+export type IdPrefix =
+  | 'env'
+  | 'cli'
+  | 'conn'
+  | 'ca'
+  | 'areq'
+  | 'exec'
+  | 'mcpt'
+  | 'evt'
+  | 'wh'
+  | 'adm'
+  // MCP OAuth: registered clients, authorization requests, grants.
+  | 'mcpc'
+  | 'mcpar'
+  | 'mcpg';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

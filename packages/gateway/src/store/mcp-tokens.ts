@@ -70,6 +70,12 @@ export async function revokeMcpToken(db: Queryable, environmentId: string, id: s
   return rows.length > 0;
 }
 
+/** Revokes these tokens (an MCP OAuth grant's, when it is revoked); ids already revoked stay as they are. */
+export async function revokeMcpTokensByIds(db: Queryable, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await db.query('UPDATE mcp_tokens SET revoked_at = now() WHERE id = ANY($1) AND revoked_at IS NULL', [ids]);
+}
+
 export async function touchMcpToken(db: Queryable, id: string): Promise<void> {
   await db.query('UPDATE mcp_tokens SET last_used_at = now() WHERE id = $1', [id]);
 }

@@ -320,4 +320,91 @@ CREATE TABLE custom_providers (
 ALTER TABLE connections ADD COLUMN parameters jsonb;
 `,
   },
+  {
+    version: 14,
+    name: 'environment-branding',
+    sql: `
+-- The application's name and look on Portico's pages for this environment's end users:
+-- {display_name, logo_url, accent_color, support_url}, every field optional.
+ALTER TABLE environments ADD COLUMN branding jsonb;
+`,
+  },
+  {
+    version: 15,
+    name: 'mcp-oauth',
+    sql: `
+-- MCP clients that connect with OAuth (the MCP authorization specification). Where an environment's
+-- application signs its end users in: the authorization endpoint sends the browser there.
+CREATE TABLE mcp_oauth_settings (
+  environment_id  text PRIMARY KEY REFERENCES environments(id) ON DELETE CASCADE,
+  sign_in_url     text NOT NULL,
+  updated_at      timestamptz NOT NULL DEFAULT now()
+);
+
+-- Clients registered dynamically (RFC 7591); only the hash of a secret is kept. A client named by
+-- its metadata document's URL is not stored: the document is fetched (and cached briefly) instead.
+CREATE TABLE mcp_oauth_clients (
+  id                          text PRIMARY KEY,
+  secret_hash                 text,
+  client_name                 text,
+  redirect_uris               text[] NOT NULL,
+  token_endpoint_auth_method  text NOT NULL,
+  metadata                    jsonb NOT NULL,
+  last_used_at                timestamptz,
+  created_at                  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mcp_oauth_clients_unused ON mcp_oauth_clients (created_at) WHERE last_used_at IS NULL;
+
+-- One authorization request: pending until the application approves or denies it. Approved, it holds
+-- the hash of its authorization code and what was granted; exchanged, the grant the code became.
+CREATE TABLE mcp_oauth_requests (
+  id                text PRIMARY KEY,
+  environment_id    text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  client_id         text NOT NULL,
+  redirect_uri      text NOT NULL,
+  state             text,
+  code_challenge    text NOT NULL,
+  resource          text NOT NULL,
+  status            text NOT NULL DEFAULT 'pending',
+  expires_at        timestamptz NOT NULL,
+  identifier        text,
+  connection_names  text[],
+  tools             text[],
+  approved_by       text,
+  code_hash         text UNIQUE,
+  code_expires_at   timestamptz,
+  code_used_at      timestamptz,
+  grant_id          text,
+  created_at        timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mcp_oauth_requests_created ON mcp_oauth_requests (created_at);
+
+-- What one approval allows one client, for as long as its refresh tokens are used: a token family.
+CREATE TABLE mcp_oauth_grants (
+  id                text PRIMARY KEY,
+  environment_id    text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  client_id         text NOT NULL,
+  identifier        text NOT NULL,
+  connection_names  text[],
+  tools             text[],
+  resource          text NOT NULL,
+  approved_by       text NOT NULL,
+  revoked_at        timestamptz,
+  created_at        timestamptz NOT NULL DEFAULT now()
+);
+
+-- Every refresh token a grant issued (hashes), with the access token (mcp_tokens) issued beside it. A
+-- rotated one presented again revokes the grant and every access token it issued.
+CREATE TABLE mcp_oauth_refresh_tokens (
+  token_hash       text PRIMARY KEY,
+  grant_id         text NOT NULL REFERENCES mcp_oauth_grants(id) ON DELETE CASCADE,
+  access_token_id  text NOT NULL,
+  expires_at       timestamptz NOT NULL,
+  rotated_at       timestamptz,
+  created_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX mcp_oauth_refresh_tokens_grant ON mcp_oauth_refresh_tokens (grant_id);
+CREATE INDEX mcp_oauth_refresh_tokens_access ON mcp_oauth_refresh_tokens (access_token_id);
+`,
+  },
 ];

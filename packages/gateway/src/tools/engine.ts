@@ -8,6 +8,7 @@ import { getProvider } from '../providers/catalog.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
 import type { UpstreamHttp } from '../upstream/http.js';
+import { closestName } from '../validation/closest-name.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';
@@ -247,33 +248,3 @@ const MISSING_REQUIRED =
   'is required (rule: a missing required parameter is invalid; the specification marks this parameter R)';
 const COMPUTED_PARENT =
   'must not be supplied (rule: "_parent" is computed by the gateway from database_id or parent_page_id and is never supplied by the caller); remove it';
-
-/** The known name nearest to a mistyped one (edit distance at most a third of its length). */
-function closestName(name: string, known: string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const candidate of known) {
-    const d = editDistance(name, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
-}

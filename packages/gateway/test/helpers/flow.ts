@@ -38,8 +38,8 @@ export async function authorize(t: TestGateway, opts: AuthorizeOptions): Promise
     link: string;
     connected_account_id: string;
   };
-  const start = await fetch(link, { redirect: 'manual' });
-  expect(start.status).toBe(302);
+  const start = await openLink(link);
+  expect(start.status).toBe(303);
   const authorizeUrl = start.headers.get('location')!;
   const callbackUrl = await submitConsent(authorizeUrl, {
     decision: opts.decision ?? 'allow',
@@ -50,6 +50,21 @@ export async function authorize(t: TestGateway, opts: AuthorizeOptions): Promise
     headers: { cookie: browserCookie(start) },
   });
   return { accountId, link, authorizeUrl, callbackUrl, response };
+}
+
+/**
+ * Plays the person who opens a link: GET shows the landing page (spending nothing, as previewers
+ * do), its button POSTs back to the link, which answers with the provider's consent screen (303)
+ * or Portico's credential form (200) and sets the binding cookie. A link that cannot be used
+ * answers its error page to the GET, returned as it is.
+ */
+export async function openLink(link: string): Promise<Response> {
+  const landing = await fetch(link, { redirect: 'manual' });
+  if (landing.status !== 200) return landing;
+  const html = await landing.text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`the link's page has no form: ${html.slice(0, 200)}`);
+  return fetch(new URL(action.replaceAll('&#47;', '/'), link), { method: 'POST', redirect: 'manual' });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { submitConsent } from '@portico/emulators';
-import { browserCookie } from './flow.js';
+import { browserCookie, openLink } from './flow.js';
 import { gatewayToken } from './token.js';
 
 /** Drives a gateway over HTTP only (for gateways running in other processes). */
@@ -54,7 +54,7 @@ export class RemoteGateway {
         json: { connection_name: connection, identifier },
       })
     ).json()) as { link: string; connected_account_id: string };
-    const start = await fetch(link.link, { redirect: 'manual' });
+    const start = await openLink(link.link);
     const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
     const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     if (done.status !== 200) throw new Error(`callback: ${done.status} ${await done.text()}`);

@@ -11,7 +11,7 @@ import {
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
-import type { ToolContext, ToolFramework } from '../tools/framework.js';
+import type { ToolContext, ToolFramework, ToolOutcome } from '../tools/framework.js';
 import { checkDefinition } from '../tools/llm-schema.js';
 
 export type PorticoLangChainTool = DynamicStructuredTool<
@@ -24,8 +24,22 @@ export type PorticoLangChainTool = DynamicStructuredTool<
 /** How each tool built here runs outside LangChain's own input check (see `runToolCalls`). */
 const runners = new WeakMap<object, (input: unknown, toolCallId: string) => Promise<ToolMessage>>();
 
-function message(name: string, toolCallId: string, text: string, ok: boolean): ToolMessage {
-  return new ToolMessage({ content: text, tool_call_id: toolCallId, name, status: ok ? 'success' : 'error' });
+/**
+ * The ToolMessage of an outcome: an error one when Portico refused the call. When the user must
+ * connect an account, the content leads with the link and the `artifact` is the authorization.
+ */
+function message(
+  name: string,
+  toolCallId: string,
+  outcome: Pick<ToolOutcome, 'ok' | 'text' | 'authorization'>,
+): ToolMessage {
+  return new ToolMessage({
+    content: outcome.text,
+    tool_call_id: toolCallId,
+    name,
+    status: outcome.ok ? 'success' : 'error',
+    ...(outcome.authorization ? { artifact: outcome.authorization } : {}),
+  });
 }
 
 export const langchain: ToolFramework<PorticoLangChainTool[]> = {
@@ -35,7 +49,7 @@ export const langchain: ToolFramework<PorticoLangChainTool[]> = {
       checkDefinition(definition);
       const runAs = async (input: unknown, toolCallId: string) => {
         const outcome = await context.run(definition.name, input);
-        return message(definition.name, toolCallId, outcome.text, outcome.ok);
+        return message(definition.name, toolCallId, outcome);
       };
       const structured: PorticoLangChainTool = new DynamicStructuredTool({
         name: definition.name,
@@ -47,7 +61,8 @@ export const langchain: ToolFramework<PorticoLangChainTool[]> = {
           // Invoked with a tool call: a ToolMessage, an error one when Portico refused the call.
           if (toolCallId) return runAs(input, toolCallId);
           const outcome = await context.run(definition.name, input);
-          if (!outcome.ok) throw outcome.error;
+          // An account to connect is an answer for the model (the link and what to say), not a throw.
+          if (!outcome.ok && !outcome.authorization) throw outcome.error;
           return outcome.text;
         },
       });
@@ -75,7 +90,9 @@ export async function runToolCalls(
     const id = call.id ?? '';
     try {
       const result = await structured.invoke({ ...call, id, type: 'tool_call' });
-      out.push(result instanceof ToolMessage ? result : message(call.name, id, String(result), true));
+      out.push(
+        result instanceof ToolMessage ? result : message(call.name, id, { ok: true, text: String(result) }),
+      );
     } catch (error) {
       if (!(error instanceof ToolInputParsingException)) throw error;
       out.push(await runAs(call.args, id));

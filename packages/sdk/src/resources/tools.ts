@@ -1,10 +1,28 @@
-import { PorticoError } from '../errors/errors.js';
+import { InvalidInputError, PorticoError } from '../errors/errors.js';
 import type { Transport } from '../http/transport.js';
+import {
+  AUTHORIZE_TOOL,
+  type AuthorizationSubject,
+  type AuthorizeConnection,
+  authorizationFromLink,
+  authorizationRequired,
+  authorizationText,
+  authorizeDefinition,
+  authorizeResultText,
+} from '../tools/authorization.js';
 import type { ToolContext, ToolFramework, ToolOutcome, ToolsForOptions } from '../tools/framework.js';
-import { dataText, problemText } from '../tools/outcome.js';
-import type { ConnectedAccount, JsonSchema, ProviderKey, ToolAnnotations, ToolDefinition } from '../types.js';
+import { dataText, type ProblemContext, problemText } from '../tools/outcome.js';
+import type {
+  ConnectedAccount,
+  Connection,
+  JsonSchema,
+  ProviderKey,
+  ToolAnnotations,
+  ToolDefinition,
+} from '../types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
-import { segment } from './connections.js';
+import { type Connections, segment } from './connections.js';
+import type { Providers } from './providers.js';
 
 /** Formats the gateway serves, besides the SDK's own `ToolDefinition` (`json_schema`). */
 export type RawToolFormat = 'openai' | 'anthropic' | 'mcp';
@@ -55,6 +73,8 @@ export class Tools {
   constructor(
     private readonly transport: Transport,
     private readonly accounts: ConnectedAccounts,
+    private readonly connections: Connections,
+    private readonly providers: Providers,
   ) {}
 
   /** The catalog as `ToolDefinition`s, or in one of the LLM formats the gateway serves. */
@@ -106,31 +126,81 @@ export class Tools {
 
   /**
    * The end user's tools in a framework's own shape, e.g.
-   * `await portico.tools.for(openaiChat, { identifier: 'user_42' })`.
+   * `await portico.tools.for(openaiChat, { identifier: 'user_42' })`: the tools of the providers
+   * the user has connected (see `includeUnauthorized`, `connectedOnly`), and `portico_authorize`
+   * for the model to hand the user a link to connect another account (see `authorizeTool`).
    */
   async for<T>(framework: ToolFramework<T>, options: ToolsForOptions): Promise<T> {
-    let tools = await this.list();
+    const named = options.tools;
+    const offerAuthorize = options.authorizeTool !== false && (!named || named.includes(AUTHORIZE_TOOL));
+    const needsAccounts = options.connectedOnly !== false || offerAuthorize;
+    const directory = new Directory(this.connections, this.providers);
+    const [catalog, active] = await Promise.all([
+      this.list(),
+      needsAccounts ? this.activeAccounts(options.identifier) : Promise.resolve([]),
+      // Fetched alongside when they will be needed anyway.
+      ...(offerAuthorize || options.includeUnauthorized ? [directory.connections(), directory.names()] : []),
+    ]);
+    directory.setCatalog(catalog);
+    let tools = catalog;
     if (options.providers) tools = tools.filter((t) => options.providers!.includes(t.provider));
-    if (options.tools) tools = tools.filter((t) => options.tools!.includes(t.name));
+    if (named) tools = tools.filter((t) => named.includes(t.name));
     if (options.connectedOnly !== false) {
-      const connected = new Set<string>();
-      const accounts = this.accounts.list({
-        identifier: options.identifier,
-        status: 'ACTIVE',
-        pageSize: 100,
-      });
-      for await (const account of accounts as AsyncIterable<ConnectedAccount>)
-        connected.add(account.provider);
-      tools = tools.filter((t) => connected.has(t.provider));
+      const offered = new Set(active.map((a) => a.provider));
+      if (options.includeUnauthorized) {
+        for (const connection of await directory.connections()) offered.add(connection.provider);
+      }
+      tools = tools.filter((t) => offered.has(t.provider));
     }
-    return framework.build(tools, this.context(options.identifier));
+    let authorizable: AuthorizeConnection[] | undefined;
+    if (offerAuthorize) {
+      // The connections whose tools the options allow: those the model could be asked to use.
+      const providers = new Set(
+        catalog
+          .filter((t) => !options.providers || options.providers.includes(t.provider))
+          .filter((t) => !named?.some((n) => n !== AUTHORIZE_TOOL) || named.includes(t.name))
+          .map((t) => t.provider),
+      );
+      const connected = new Set(active.map((a) => a.connectionName));
+      const names = await directory.names();
+      authorizable = (await directory.connections())
+        .filter((c) => providers.has(c.provider))
+        .map((c) => ({
+          name: c.name,
+          provider: c.provider,
+          providerName: names.get(c.provider) ?? c.provider,
+          connected: connected.has(c.name),
+        }));
+      if (authorizable.length) tools = [...tools, authorizeDefinition(authorizable)];
+      else authorizable = undefined;
+    }
+    return framework.build(tools, this.runner(options.identifier, directory, authorizable));
   }
 
-  /** How adapters run the model's tool calls for one end user. */
+  /**
+   * How adapters run the model's tool calls for one end user: a Portico problem becomes an error
+   * outcome (with `authorization` and the link first in its text when the user must connect an
+   * account), never a throw.
+   */
   context(identifier: string): ToolContext {
+    return this.runner(identifier, new Directory(this.connections, this.providers), undefined);
+  }
+
+  private async activeAccounts(identifier: string): Promise<ConnectedAccount[]> {
+    return this.accounts.list({ identifier, status: 'ACTIVE', pageSize: 100 }).toArray();
+  }
+
+  private runner(
+    identifier: string,
+    directory: Directory,
+    authorizable: AuthorizeConnection[] | undefined,
+  ): ToolContext {
     return {
       identifier,
       run: async (toolName, toolInput): Promise<ToolOutcome> => {
+        if (authorizable && toolName === AUTHORIZE_TOOL) {
+          return this.authorize(identifier, authorizable, toolInput);
+        }
         try {
           const { data, executionId } = await this.execute({
             toolName,
@@ -140,10 +210,174 @@ export class Tools {
           return { ok: true, data, executionId, text: dataText(data) };
         } catch (error) {
           // A problem is the model's to correct; anything else (the network) is the application's.
-          if (error instanceof PorticoError) return { ok: false, error, text: problemText(error) };
-          throw error;
+          if (!(error instanceof PorticoError)) throw error;
+          return this.failure(error, {
+            identifier,
+            toolName,
+            directory,
+            authorizable,
+          });
         }
       },
     };
+  }
+
+  /** `portico_authorize`: a link for the user to connect the connection the model named. */
+  private async authorize(
+    identifier: string,
+    authorizable: AuthorizeConnection[],
+    toolInput: unknown,
+  ): Promise<ToolOutcome> {
+    const name = (toolInput as { connection_name?: unknown } | null)?.connection_name;
+    const connection = authorizable.find((c) => c.name === name);
+    if (!connection) {
+      const error = new InvalidInputError(400, {
+        code: 'invalid_input',
+        title: 'Invalid input',
+        detail: `connection_name must be one of: ${authorizable.map((c) => `${c.name} (${c.providerName})`).join(', ')}.`,
+        errors: [{ path: '/connection_name', message: 'is not a connection portico_authorize offers' }],
+      });
+      return { ok: false, error, text: problemText(error) };
+    }
+    try {
+      const link = await this.accounts.authorizationLink({ connectionName: connection.name, identifier });
+      const authorization = authorizationFromLink(link, {
+        connectionName: connection.name,
+        provider: connection.provider,
+        providerName: connection.providerName,
+      });
+      return { ok: true, authorization, text: authorizeResultText(authorization) };
+    } catch (error) {
+      if (!(error instanceof PorticoError)) throw error;
+      return { ok: false, error, text: problemText(error, { identifier }) };
+    }
+  }
+
+  /**
+   * A failed call as the model reads it. An account the user must (re)connect gives the link to
+   * show them: the gateway's own (`account_not_active`), or one made here when the gateway could
+   * not choose the connection but only one serves the tool's provider.
+   */
+  private async failure(
+    error: PorticoError,
+    at: {
+      identifier: string;
+      toolName: string;
+      directory: Directory;
+      authorizable: AuthorizeConnection[] | undefined;
+    },
+  ): Promise<ToolOutcome> {
+    const { identifier, toolName, directory } = at;
+    if (error.code !== 'account_not_active' && error.code !== 'account_not_found') {
+      return { ok: false, error, text: problemText(error, { identifier, toolName }) };
+    }
+    const subject: AuthorizationSubject = await directory
+      .subject(toolName, error, this.accounts)
+      .catch(() => ({}));
+    const about: ProblemContext = { identifier, toolName, ...subject };
+    const authorization = authorizationRequired(error, about);
+    if (authorization) return { ok: false, error, text: problemText(error, about), authorization };
+    if (error.code === 'account_not_found' && subject.provider) {
+      const candidates = await directory.connectionsOf(subject.provider).catch(() => []);
+      if (candidates.length === 1) {
+        try {
+          const link = await this.accounts.authorizationLink({
+            connectionName: candidates[0]!.name,
+            identifier,
+          });
+          const made = authorizationFromLink(link, { ...subject, connectionName: candidates[0]!.name });
+          return {
+            ok: false,
+            error,
+            text: authorizationText(made, { identifier, toolName }),
+            authorization: made,
+          };
+        } catch {
+          // The gateway's own problem says what to do.
+        }
+      }
+      // Several connections serve the provider: the model chooses with portico_authorize.
+      const choices = candidates.filter((c) => at.authorizable?.some((a) => a.name === c.name));
+      if (candidates.length > 1 && choices.length) {
+        const which = subject.providerName ?? subject.provider;
+        return {
+          ok: false,
+          error,
+          text: `Authorization required. ${toolName} cannot run: the user ("${identifier}") has not connected a ${which} account yet, and several connections serve ${which}: ${choices.map((c) => c.name).join(', ')}. Call ${AUTHORIZE_TOOL} with the connection_name to use (ask the user if it is unclear), then show the user the link it returns.`,
+        };
+      }
+    }
+    return { ok: false, error, text: problemText(error, about) };
+  }
+}
+
+/**
+ * The environment's connections and provider names, fetched at most once per tool set (and only
+ * when needed): what turns "account not active" into "connect your Notion account".
+ */
+class Directory {
+  private connectionList?: Promise<Connection[]>;
+  private providerNames?: Promise<Map<ProviderKey, string>>;
+  private toolProviders = new Map<string, ProviderKey>();
+
+  constructor(
+    private readonly connectionsResource: Connections,
+    private readonly providersResource: Providers,
+  ) {}
+
+  setCatalog(tools: ToolDefinition[]): void {
+    this.toolProviders = new Map(tools.map((t) => [t.name, t.provider]));
+  }
+
+  connections(): Promise<Connection[]> {
+    if (!this.connectionList) {
+      this.connectionList = this.connectionsResource.list({ pageSize: 100 }).toArray();
+      // A failure is not kept: the next call asks again.
+      this.connectionList.catch(() => {
+        this.connectionList = undefined;
+      });
+    }
+    return this.connectionList;
+  }
+
+  names(): Promise<Map<ProviderKey, string>> {
+    if (!this.providerNames) {
+      this.providerNames = this.providersResource
+        .list()
+        .then((providers) => new Map(providers.map((p) => [p.key, p.displayName])));
+      this.providerNames.catch(() => {
+        this.providerNames = undefined;
+      });
+    }
+    return this.providerNames;
+  }
+
+  async connectionsOf(provider: ProviderKey): Promise<Connection[]> {
+    return (await this.connections()).filter((c) => c.provider === provider);
+  }
+
+  /** The connection and provider a failed call was about, as far as they can be told. */
+  async subject(
+    toolName: string,
+    error: PorticoError,
+    accounts: ConnectedAccounts,
+  ): Promise<AuthorizationSubject> {
+    const problem = error.problem;
+    let provider: ProviderKey | undefined =
+      this.toolProviders.get(toolName) ??
+      (typeof problem.provider === 'string' ? problem.provider : undefined);
+    let connectionName = typeof problem.connection_name === 'string' ? problem.connection_name : undefined;
+    if (!connectionName && provider) {
+      const candidates = await this.connectionsOf(provider);
+      if (candidates.length === 1) connectionName = candidates[0]!.name;
+    }
+    if (!connectionName && typeof problem.connected_account_id === 'string') {
+      // Several connections serve the provider (or the tool is not in the catalog): ask the account.
+      const account = await accounts.get(problem.connected_account_id).catch(() => undefined);
+      connectionName = account?.connectionName;
+      provider ??= account?.provider;
+    }
+    const providerName = provider ? (await this.names()).get(provider) : undefined;
+    return { connectionName, provider, providerName };
   }
 }

@@ -1,10 +1,22 @@
 import type { PorticoError } from '../errors/errors.js';
 import type { ToolDefinition } from '../types.js';
+import type { AuthorizationRequired } from './authorization.js';
 
-/** What running one tool call through Portico gave: the data, or the problem to show the model. */
+/**
+ * What running one tool call through Portico gave: the data; the link `portico_authorize` made; or
+ * the problem to show the model, with `authorization` when the user must first connect an account
+ * (`text` then leads with the link and what to tell the user).
+ */
 export type ToolOutcome =
-  | { ok: true; data: unknown; executionId: string; text: string }
-  | { ok: false; error: PorticoError; text: string };
+  | { ok: true; data: unknown; executionId: string; text: string; authorization?: undefined }
+  | {
+      ok: true;
+      authorization: AuthorizationRequired;
+      text: string;
+      data?: undefined;
+      executionId?: undefined;
+    }
+  | { ok: false; error: PorticoError; text: string; authorization?: AuthorizationRequired };
 
 /** The end user's tools, as a framework adapter receives them. */
 export interface ToolContext {
@@ -31,7 +43,20 @@ export interface ToolsForOptions {
   tools?: string[];
   /**
    * Only tools whose provider has an ACTIVE account for the identifier (default true); false
-   * offers every tool, and a call without an account answers the problem to the model.
+   * offers every tool of the catalog, and a call without an account answers the problem to the model.
    */
   connectedOnly?: boolean;
+  /**
+   * Also offer the tools of the environment's connections the identifier has not authorized yet
+   * (never connected, pending, expired or disconnected); default false. Calling one answers the
+   * model an authorization result (the link to show the user and what to say) instead of failing,
+   * and the same tool runs once the user has connected.
+   */
+  includeUnauthorized?: boolean;
+  /**
+   * Offer `portico_authorize` (default true): a tool taking `connection_name` that answers the
+   * model a link for the user to connect (or reconnect) an account. Left out when no connection of
+   * the environment has tools, and when `tools` is given without naming it.
+   */
+  authorizeTool?: boolean;
 }

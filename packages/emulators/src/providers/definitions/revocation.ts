@@ -115,7 +115,9 @@ export function revoke(
   let clientId: string | undefined;
   if (needsBasic(revocation.style) || revocation.style === 'form_client') {
     clientId =
-      revocation.style === 'form_client' ? formClient(req, definition, ctx) : basicClient(req, definition, ctx);
+      revocation.style === 'form_client'
+        ? formClient(req, definition, ctx)
+        : basicClient(req, definition, ctx);
     if (!clientId) {
       return reply
         .code(401)

@@ -4,6 +4,7 @@ import {
   FlowError,
   type ResultPage,
   renderCredentialForm,
+  renderLanding,
   renderPage,
 } from '../../authorization/pages.js';
 import type {
@@ -12,13 +13,21 @@ import type {
   CallbackOutcome,
   CredentialSubmission,
 } from '../../authorization/service.js';
-import { contentSecurityPolicy, PLAIN_PAGE_POLICY, pageHeaders } from '../page-headers.js';
+import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
-/** The credential form posts to the gateway itself, and nowhere else. */
+/** The credential form posts to the gateway itself, and nowhere else; a branded logo may show. */
 const FORM_PAGE_POLICY = contentSecurityPolicy(
   "default-src 'none'",
   "style-src 'unsafe-inline'",
+  'img-src https:',
   "form-action 'self'",
+);
+/** Result and error pages: text, an inline stylesheet, a branded logo. */
+const RESULT_PAGE_POLICY = contentSecurityPolicy(
+  "default-src 'none'",
+  "style-src 'unsafe-inline'",
+  'img-src https:',
+  "form-action 'none'",
 );
 
 /**
@@ -59,7 +68,7 @@ export async function hostedFlowRoutes(
     reply
       .code(result.status)
       .header('cache-control', 'no-store')
-      .headers(pageHeaders(PLAIN_PAGE_POLICY))
+      .headers(pageHeaders(RESULT_PAGE_POLICY))
       .type('text/html; charset=utf-8')
       .send(renderPage(result));
 
@@ -86,18 +95,46 @@ export async function hostedFlowRoutes(
       message: error.message,
       outcome: 'error',
       code: error.code,
+      ...(error.branding ? { branding: error.branding } : {}),
     });
   };
 
+  // Opening the link (GET or HEAD, as previewers, scanners and prefetches do) spends nothing: the
+  // landing page's button posts back here, and that POST is what only the person does.
   app.get<{ Params: { token: string } }>('/connect/:token', async (req, reply) => {
+    try {
+      const { page: landing, formTarget } = await authorization.landing(
+        req.params.token,
+        `/connect/${encodeURIComponent(req.params.token)}`,
+      );
+      const policy = contentSecurityPolicy(
+        "default-src 'none'",
+        "style-src 'unsafe-inline'",
+        'img-src https:',
+        // Browsers apply form-action to the redirect the POST answers with: the provider's origin too.
+        `form-action 'self'${formTarget ? ` ${formTarget}` : ''}`,
+      );
+      return reply
+        .header('cache-control', 'no-store')
+        .header('x-robots-tag', 'noindex')
+        .headers(pageHeaders(policy))
+        .type('text/html; charset=utf-8')
+        .send(renderLanding(landing));
+    } catch (error) {
+      return flowFailure(reply, error);
+    }
+  });
+
+  app.post<{ Params: { token: string } }>('/connect/:token', { bodyLimit: 1024 }, async (req, reply) => {
     try {
       const started = await authorization.start(req.params.token);
       reply.header('set-cookie', bindingCookie(started.binding));
       if (started.kind === 'form') return formPage(reply, started.form);
+      // 303: the browser follows a POST's answer with a GET, as the provider's authorize endpoint expects.
       return reply
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
-        .redirect(started.location, 302);
+        .redirect(started.location, 303);
     } catch (error) {
       return flowFailure(reply, error);
     }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
+import type { McpOAuthService } from '../../auth/mcp-oauth.js';
 import {
   MCP_TOKEN_PREFIX,
   type McpScope,
@@ -102,8 +103,10 @@ const loadMcp = () =>
 const MCP_BEARER = new RegExp(`^Bearer\\s+(${MCP_TOKEN_PREFIX}[A-Za-z0-9]+)\\s*$`, 'i');
 
 /**
- * The MCP endpoint (Streamable HTTP, stateless): a minted per-user token, or the gateway token plus
- * the end user's `identifier` header.
+ * The MCP endpoint (Streamable HTTP, stateless): a minted per-user token (or one an MCP client got
+ * with OAuth), or the gateway token plus the end user's `identifier` header. /mcp/e/{environment_id}
+ * is the same server for one environment's tokens only: the resource its OAuth clients use when
+ * /mcp cannot tell their environment (see auth/mcp-oauth.ts). A 401 names the resource's metadata.
  */
 export async function mcpEndpointRoutes(
   app: FastifyInstance,
@@ -112,10 +115,22 @@ export async function mcpEndpointRoutes(
     server: McpServerDeps;
     accessTokens: AccessTokenIssuer;
     clients: ClientStatusCache;
+    oauth: McpOAuthService;
   },
 ): Promise<void> {
   const gatewayAuthentication = bearerAuthentication(opts.accessTokens, opts.clients);
-  app.addHook('onRequest', (req, reply, done) => {
+  app.addHook('onRequest', (req, reply, next) => {
+    const environmentId = (req.params as { environment_id?: string }).environment_id;
+    const done = (error?: Error) => {
+      if (!error && environmentId && req.mcpScope?.environmentId !== environmentId) {
+        error = new Problem('unauthenticated', 'This token is for another environment’s MCP server.', {
+          headers: { 'www-authenticate': 'Bearer realm="portico", error="invalid_token"' },
+        });
+      }
+      const resource =
+        environmentId && /^[A-Za-z0-9_]{1,64}$/.test(environmentId) ? environmentId : undefined;
+      next(error && withResourceMetadata(error, opts.oauth.resourceMetadataUrl(resource)));
+    };
     const minted = MCP_BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (!minted) {
       gatewayAuthentication(req, reply, (error) => {
@@ -189,6 +204,25 @@ export async function mcpEndpointRoutes(
     );
   app.get('/mcp', onlyPost);
   app.delete('/mcp', onlyPost);
+  const environment = {
+    schema: { params: Type.Object({ environment_id: Type.String({ maxLength: 64 }) }) },
+  };
+  app.post('/mcp/e/:environment_id', environment, handler);
+  app.get('/mcp/e/:environment_id', environment, onlyPost);
+  app.delete('/mcp/e/:environment_id', environment, onlyPost);
+}
+
+/** A 401 that also names the protected resource metadata (RFC 9728 §5.1), for MCP clients doing OAuth. */
+function withResourceMetadata(error: Error, metadataUrl: string): Error {
+  if (!(error instanceof Problem) || error.status !== 401) return error;
+  const challenge = error.options.headers?.['www-authenticate'] ?? 'Bearer realm="portico"';
+  return new Problem(error.code, error.detail, {
+    ...error.options,
+    headers: {
+      ...error.options.headers,
+      'www-authenticate': `${challenge}, resource_metadata="${metadataUrl}"`,
+    },
+  });
 }
 
 function scopeFromHeaders(req: FastifyRequest): McpScope {
