@@ -91,6 +91,8 @@ describe.each(STORES)('hostile input on every route of a gateway process on %s',
         !html &&
         // A provider's own refusal is relayed as the provider wrote it.
         !(url.startsWith('/proxy') && !problem) &&
+        // MCP OAuth's endpoints answer as OAuth clients expect: RFC 6749 §5.2 JSON with an error code.
+        !(url.startsWith('/mcp/oauth/') && /^\{"error":"\w+"/.test(text)) &&
         !(problem && /"code":"\w+"/.test(text)) &&
         res.status !== 431 &&
         res.status !== 414
