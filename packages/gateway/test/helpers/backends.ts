@@ -29,6 +29,19 @@ async function postgresReachable(): Promise<string | undefined> {
   }
 }
 
+/** Drops a test schema (and everything in it); a failure to drop is not the test's failure. */
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema.replaceAll('"', '')}" CASCADE`);
+  } catch {
+    // Left for the next run's sweep of old schemas.
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export function uniqueSchema(): string {
   return `t_${randomBytes(6).toString('hex')}`;
 }
@@ -53,7 +66,18 @@ export const BACKENDS: Backend[] = [
         {
           name: 'postgres' as const,
           url: POSTGRES_URL,
-          open: () => openDatabase({ url: POSTGRES_URL, schema: uniqueSchema(), poolSize: 5 }),
+          open: async () => {
+            const schema = uniqueSchema();
+            const db = await openDatabase({ url: POSTGRES_URL, schema, poolSize: 5 });
+            // The suite leaves nothing behind in the test database: a closed store's schema goes too.
+            return {
+              ...db,
+              close: async () => {
+                await db.close();
+                await dropSchema(schema);
+              },
+            };
+          },
         },
       ]),
 ];
