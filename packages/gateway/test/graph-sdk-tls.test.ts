@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, GraphError } from '@microsoft/microsoft-graph-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/**
+ * Microsoft's Graph client sends its token only to https hosts it knows: Graph's own, and the
+ * `customHosts` it is given. Through Portico's TLS listener, configured as the docs say, it works
+ * unchanged: the gateway token as its access token, the routing headers on every request.
+ */
+describe.each(BACKENDS)(
+  'the official Microsoft Graph client through the proxy over TLS ($name)',
+  (backend) => {
+    let t: TestGateway;
+    let dir: string;
+    const trust = process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+
+    beforeAll(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'portico-graph-tls-'));
+      const certPath = path.join(dir, 'cert.pem');
+      const keyPath = path.join(dir, 'key.pem');
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1']
+          .concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
+          .concat(['-keyout', keyPath, '-out', certPath]),
+        { stdio: 'ignore' },
+      );
+      t = await startTestGateway(backend, {
+        PORTICO_PUBLIC_URL: 'https://127.0.0.1:{port}',
+        PORTICO_TLS_CERT: certPath,
+        PORTICO_TLS_KEY: keyPath,
+        PORTICO_SHUTDOWN_GRACE_MS: '1000',
+      });
+      // The Graph client has no option for a private CA: this process trusts the test certificate.
+      process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0';
+      await sandboxAccount(t, { provider: 'sharepoint', identifier: 'graph-user', connection: 'sharepoint' });
+    }, 60_000);
+    afterAll(async () => {
+      if (trust === undefined) delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+      else process.env.NODE_TLS_REJECT_UNAUTHORIZED = trust;
+      await t?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** The set-up the docs give: base URL under /proxy, Portico's host as a custom host, routing headers. */
+    async function graph(): Promise<Client> {
+      const token = await t.token();
+      return Client.init({
+        baseUrl: `${t.url}/proxy`,
+        customHosts: new Set([new URL(t.url).hostname]),
+        authProvider: (done) => done(null, token),
+        fetchOptions: { headers: { connection_name: 'sharepoint', identifier: 'graph-user' } },
+      });
+    }
+
+    it('reads the user and the sites, and lists drive items, with the token only Portico sees', async () => {
+      const client = await graph();
+      const me = (await client.api('/me').get()) as { id: string; userPrincipalName: string };
+      expect(me.id).toBeTruthy();
+      const sites = (await client.api('/me/sites').get()) as { value: unknown[] };
+      expect(Array.isArray(sites.value)).toBe(true);
+      const root = (await client.api('/sites/root').get()) as { id: string };
+      expect(root.id).toBeTruthy();
+    });
+
+    it("answers the provider's errors as the client's own GraphError", async () => {
+      const client = await graph();
+      const error = await client
+        .api('/sites/root/drive/items/no-such-item')
+        .get()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GraphError);
+      expect((error as GraphError).statusCode).toBe(404);
+    });
+
+    it('without customHosts the client sends no token, and Portico refuses the call', async () => {
+      const client = Client.init({
+        baseUrl: `${t.url}/proxy`,
+        authProvider: (done) => done(null, 'unused'),
+        fetchOptions: { headers: { connection_name: 'sharepoint', identifier: 'graph-user' } },
+      });
+      const error = await client
+        .api('/me')
+        .get()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(GraphError);
+      expect((error as GraphError).statusCode).toBe(401);
+    });
+  },
+);
