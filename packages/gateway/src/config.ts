@@ -61,6 +61,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** A port of its own for GET /metrics (no token). */
   metricsPort: number | undefined;
+  /** A second listener whose every path is a proxy path (`/x` there is `/proxy/x` here). */
+  proxyPort: number | undefined;
   upstream: {
     connectTimeoutMs: number;
     firstByteTimeoutMs: number;
@@ -137,6 +139,8 @@ export const CONFIG_VARIABLES = {
     'Bearer token (16+ characters) that serves GET /metrics on the main port. Default: /metrics not served there.',
   PORTICO_METRICS_PORT:
     'Serve GET /metrics without a token on this port (1–65535) of PORTICO_HOST instead. Default: none.',
+  PORTICO_PROXY_PORT:
+    "Serve the proxy at the root of this port (1–65535) of PORTICO_HOST too, with the main port's TLS: /x there is /proxy/x here (for SDKs that drop a base path). Default: none.",
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
 } as const;
 
@@ -184,6 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const linkTtlSeconds = int('PORTICO_LINK_TTL', 3600, 60, 604_800);
   const metricsPortValue = int('PORTICO_METRICS_PORT', 0, 1, 65535);
   const metricsPort = metricsPortValue === 0 ? undefined : metricsPortValue;
+  const proxyPortValue = int('PORTICO_PROXY_PORT', 0, 1, 65535);
+  const proxyPort = proxyPortValue === 0 ? undefined : proxyPortValue;
   const metricsToken = env.PORTICO_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken && !/^[\x21-\x7e]{16,256}$/.test(metricsToken)) {
     problems.push(
@@ -337,6 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tls,
     metricsToken,
     metricsPort,
+    proxyPort,
     upstream,
   };
 }

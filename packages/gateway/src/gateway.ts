@@ -10,6 +10,7 @@ import { ClientStatusCache } from './auth/client-status.js';
 import { GatewayClientService, type IssuedClient } from './auth/gateway-clients.js';
 import { McpOAuthService } from './auth/mcp-oauth.js';
 import { McpTokenService } from './auth/mcp-tokens.js';
+import { ProxyTokenService } from './auth/proxy-tokens.js';
 import { BrandingService } from './authorization/branding.js';
 import { AuthorizationLinks } from './authorization/links.js';
 import { AuthorizationService } from './authorization/service.js';
@@ -22,6 +23,7 @@ import { Problem } from './errors/problem.js';
 import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { buildApp } from './http/app.js';
+import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
 import { embeddedSandbox } from './http/sandbox-emulators.js';
 import { createLogger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/metrics.js';
@@ -69,6 +71,8 @@ export interface Gateway {
   bootstrapAdmin?: NewAdmin;
   /** Listens on config.host:config.port; resolves with the bound URL. */
   listen(): Promise<string>;
+  /** The origin serving the proxy at its root (PORTICO_PROXY_PORT), once listening. */
+  proxyOrigin(): string | undefined;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes the store. */
   close(): Promise<void>;
 }
@@ -249,6 +253,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await clients.start();
     const gatewayClients = new GatewayClientService(db, clients);
     const mcpTokens = new McpTokenService({ db, clients, connections, engine, publicUrl: config.publicUrl });
+    const proxyTokens = new ProxyTokenService({ db, clients, connections });
+    await proxyTokens.start();
     const mcpOAuth = new McpOAuthService({
       db,
       logger,
@@ -284,6 +290,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         clients,
         gatewayClients,
         mcpTokens,
+        proxyTokens,
         mcpOAuth,
         events,
         webhooks,
@@ -315,6 +322,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     await deliveries.start();
 
     let metricsServer: import('node:http').Server | undefined;
+    let proxyOrigin: ProxyOrigin | undefined;
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -342,18 +350,35 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         const url = await app.listen({ port: config.port, host: config.host });
         http.warm();
         if (config.metricsPort) metricsServer = await listenMetrics(metrics, config.host, config.metricsPort);
+        if (config.proxyPort) {
+          proxyOrigin = await listenProxyOrigin(app, {
+            host: config.host,
+            port: config.proxyPort,
+            tls: config.tls,
+            headersTimeoutMs: config.headersTimeoutMs,
+            bodyTimeoutMs: config.bodyTimeoutMs,
+            limits: config.connections,
+            logger,
+          });
+        }
         // Fastify knows only the HTTP server behind the TLS layer.
         return config.tls ? url.replace(/^http:/, 'https:') : url;
       },
+      proxyOrigin: () => proxyOrigin?.url,
       close() {
         closing ??= (async () => {
           clearInterval(pruning);
           clearInterval(keepAlive);
-          const force = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
+          const force = setTimeout(() => {
+            app.server.closeAllConnections();
+            proxyOrigin?.closeAllConnections();
+          }, config.shutdownGraceMs);
           force.unref();
           try {
             metricsServer?.close();
+            const proxyOriginClosed = proxyOrigin?.close();
             await app.close();
+            await proxyOriginClosed;
           } finally {
             clearTimeout(force);
             await accountTokens.close();

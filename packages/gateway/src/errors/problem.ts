@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   mcp_auth_request_expired: { status: 410, title: 'MCP authorization request expired' },
   mcp_auth_request_used: { status: 409, title: 'MCP authorization request already answered' },
   tool_not_allowed: { status: 403, title: 'Tool not allowed for this token' },
+  proxy_token_not_found: { status: 404, title: 'Proxy token not found' },
+  proxy_token_scope: { status: 403, title: 'Outside the proxy token’s connection and identifier' },
   webhook_not_found: { status: 404, title: 'Webhook endpoint not found' },
   webhook_disabled: { status: 409, title: 'Webhook endpoint is disabled' },
   event_not_found: { status: 404, title: 'Event not found' },

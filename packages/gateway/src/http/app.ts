@@ -17,6 +17,7 @@ import type { ClientStatusCache } from '../auth/client-status.js';
 import type { GatewayClientService } from '../auth/gateway-clients.js';
 import type { McpOAuthService } from '../auth/mcp-oauth.js';
 import type { McpTokenService } from '../auth/mcp-tokens.js';
+import type { ProxyTokenService } from '../auth/proxy-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ProviderCatalogService } from '../connections/providers.js';
 import type { ConnectionService } from '../connections/service.js';
@@ -34,7 +35,12 @@ import type { ToolEngine } from '../tools/engine.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, DeferredValidators, queryAjv, summarize } from '../validation/validator.js';
 import type { WebhookService } from '../webhooks/service.js';
-import { bearerAuthentication, bearerPrincipal, knownPrincipal } from './authenticate.js';
+import {
+  bearerAuthentication,
+  bearerPrincipal,
+  knownPrincipal,
+  proxyAuthentication,
+} from './authenticate.js';
 import { dashboardPages } from './dashboard/pages.js';
 import { adminSessionRoutes } from './dashboard/session-routes.js';
 import {
@@ -62,6 +68,7 @@ import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
 import { mcpOAuthApiRoutes, mcpOAuthRoutes } from './routes/mcp-oauth.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { providerRoutes } from './routes/providers.js';
+import { proxyTokenRoutes } from './routes/proxy-tokens.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
@@ -85,6 +92,8 @@ export interface AppServices {
   clients: ClientStatusCache;
   gatewayClients: GatewayClientService;
   mcpTokens: McpTokenService;
+  /** Proxy tokens: one connection and end user each, for provider SDKs with only a token option. */
+  proxyTokens: ProxyTokenService;
   /** OAuth for MCP clients: metadata, registration, authorization, tokens. */
   mcpOAuth: McpOAuthService;
   admins: AdminService;
@@ -526,6 +535,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           sandbox: services.sandbox,
         });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
+        await api.register(proxyTokenRoutes, { tokens: services.proxyTokens });
         await api.register(mcpOAuthApiRoutes, { oauth: services.mcpOAuth });
         await api.register(clientRoutes, { clients: services.gatewayClients });
         await api.register(providerRoutes, { providers: services.providers });
@@ -554,7 +564,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(
     async (proxy) => {
-      proxy.addHook('onRequest', bearerAuthentication(services.tokens, services.clients));
+      proxy.addHook(
+        'onRequest',
+        proxyAuthentication(services.tokens, services.clients, services.proxyTokens),
+      );
       await proxy.register(proxyRoutes, { proxy: services.proxy, body: proxyBodies });
     },
     { prefix: PROXY_PREFIX },
@@ -569,6 +582,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   fast.serve = fastProxy({
     tokens: services.tokens,
     clients: services.clients,
+    proxyTokens: services.proxyTokens,
     proxy: services.proxy,
     logger: app.log,
     requestId: requestIdOf,

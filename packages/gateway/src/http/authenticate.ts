@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import { PROXY_TOKEN_PREFIX, type ProxyTokenScope, type ProxyTokenService } from '../auth/proxy-tokens.js';
 import type { AdminService } from '../dashboard/admins.js';
 import { CSRF_HEADER, sessionCookie } from '../dashboard/cookie.js';
 import { Problem } from '../errors/problem.js';
@@ -102,5 +103,105 @@ export function bearerAuthentication(
     } else {
       verify(req, header).then(() => done(), done);
     }
+  };
+}
+
+/** The routing headers a proxy token settles, each with its alias. */
+const SCOPED_HEADERS = [
+  ['connection_name', 'x-connection-name', 'connectionName'],
+  ['identifier', 'x-identifier', 'identifier'],
+] as const;
+
+type RequestHeaders = Record<string, string | string[] | undefined>;
+
+/** The routing header (or alias) that names something else than the token does, if any. */
+function contradiction(headers: RequestHeaders, scope: ProxyTokenScope): string | undefined {
+  for (const [name, alias, key] of SCOPED_HEADERS) {
+    for (const header of [name, alias]) {
+      const value = headers[header];
+      if (value !== undefined && value !== scope[key]) return header;
+    }
+  }
+  return undefined;
+}
+
+/** Gives a proxied request the routing headers its proxy token names. */
+function route(headers: RequestHeaders, scope: ProxyTokenScope): Principal {
+  headers.connection_name = scope.connectionName;
+  headers.identifier = scope.identifier;
+  return { clientId: scope.clientId, environmentId: scope.environmentId };
+}
+
+/**
+ * The principal of a proxied request whose proxy token was verified recently, its routing headers
+ * set from the token, without waiting; undefined when it needs the full check (or a refusal).
+ */
+export function knownProxyPrincipal(
+  proxyTokens: ProxyTokenService,
+  headers: RequestHeaders,
+): Principal | undefined {
+  const header = headers.authorization;
+  if (typeof header !== 'string' || !header.startsWith(`Bearer ${PROXY_TOKEN_PREFIX}`)) return undefined;
+  const scope = proxyTokens.knownNow(header.slice(7));
+  return scope && !contradiction(headers, scope) ? route(headers, scope) : undefined;
+}
+
+/**
+ * The principal of a proxied request carrying a proxy token, its routing headers set from the
+ * token: a 401 when the token is unknown, revoked or expired, a 403 when a routing header names
+ * another connection or end user.
+ */
+export async function proxyTokenPrincipal(
+  proxyTokens: ProxyTokenService,
+  token: string,
+  headers: RequestHeaders,
+): Promise<Principal> {
+  const scope = await proxyTokens.authenticate(token);
+  if (!scope) {
+    throw unauthenticated(
+      'This proxy token is unknown, revoked or expired; mint another with POST /api/v1/proxy/tokens.',
+    );
+  }
+  const header = contradiction(headers, scope);
+  if (header) {
+    throw new Problem(
+      'proxy_token_scope',
+      `The "${header}" header names another ${header.includes('identifier') ? 'end user' : 'connection'} than this proxy token, which reaches "${scope.identifier}" on "${scope.connectionName}" only; leave the routing headers out.`,
+      { errors: [{ path: `/headers/${header}`, message: 'contradicts the proxy token' }] },
+    );
+  }
+  return route(headers, scope);
+}
+
+/**
+ * The onRequest hook guarding /proxy: a proxy token (which names the connection and end user
+ * itself), or what bearerAuthentication accepts. Tokens seen before are accepted without a promise.
+ */
+export function proxyAuthentication(
+  tokens: AccessTokenIssuer,
+  clients: ClientStatusCache,
+  proxyTokens: ProxyTokenService,
+) {
+  const gateway = bearerAuthentication(tokens, clients);
+  return function authenticate(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
+    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (!token?.startsWith(PROXY_TOKEN_PREFIX)) {
+      gateway(req, reply, done);
+      return;
+    }
+    const known = knownProxyPrincipal(proxyTokens, req.headers);
+    if (known) {
+      req.principal = known;
+      done();
+      return;
+    }
+    proxyTokenPrincipal(proxyTokens, token, req.headers).then((principal) => {
+      req.principal = principal;
+      done();
+    }, done);
   };
 }

@@ -407,4 +407,25 @@ CREATE INDEX mcp_oauth_refresh_tokens_grant ON mcp_oauth_refresh_tokens (grant_i
 CREATE INDEX mcp_oauth_refresh_tokens_access ON mcp_oauth_refresh_tokens (access_token_id);
 `,
   },
+  {
+    version: 16,
+    name: 'proxy-tokens',
+    sql: `
+-- Proxy tokens: bound to one connection and one end user, so a provider SDK with nothing but a token
+-- option reaches that account through the proxy. Only the hash of the token is kept.
+CREATE TABLE proxy_tokens (
+  id               text PRIMARY KEY,
+  environment_id   text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  client_id        text NOT NULL,
+  connection_name  text NOT NULL,
+  identifier       text NOT NULL,
+  token_hash       text NOT NULL UNIQUE,
+  expires_at       timestamptz NOT NULL,
+  revoked_at       timestamptz,
+  last_used_at     timestamptz,
+  created_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX proxy_tokens_environment_identifier ON proxy_tokens (environment_id, identifier);
+`,
+  },
 ];

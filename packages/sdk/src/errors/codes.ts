@@ -40,6 +40,8 @@ export const PROBLEM_CODES = {
   mcp_auth_request_expired: { status: 410, retryable: false },
   mcp_auth_request_used: { status: 409, retryable: false },
   tool_not_allowed: { status: 403, retryable: false },
+  proxy_token_not_found: { status: 404, retryable: false },
+  proxy_token_scope: { status: 403, retryable: false },
   webhook_not_found: { status: 404, retryable: false },
   webhook_disabled: { status: 409, retryable: false },
   event_not_found: { status: 404, retryable: false },

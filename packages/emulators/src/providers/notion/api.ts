@@ -4,6 +4,7 @@ import { NotionApiError, requestId, sendNotionError } from './errors.js';
 import type { NotionState, Workspace } from './model.js';
 import { isRecord } from './rich-text.js';
 import { botIdFor } from './users.js';
+import { KNOWN_VERSIONS } from './versions.js';
 
 /** What a Notion API handler works with: the caller's workspace and bot identity. */
 export interface NotionCall {
@@ -20,16 +21,6 @@ export interface NotionCall {
 }
 
 export type NotionHandler = (call: NotionCall) => Record<string, unknown> | Promise<Record<string, unknown>>;
-
-/** Versions Notion has published; others are refused as Notion refuses them. */
-const KNOWN_VERSIONS = new Set([
-  '2021-05-13',
-  '2021-05-11',
-  '2021-08-16',
-  '2022-02-22',
-  '2022-06-28',
-  '2025-09-03',
-]);
 
 export function sendUnauthorized(reply: FastifyReply): FastifyReply {
   return sendNotionError(reply, 401, 'unauthorized', 'API token is invalid.');

@@ -46,7 +46,14 @@ export function validationError(message: string): NotionApiError {
   return new NotionApiError(400, 'validation_error', message);
 }
 
-export type NotionObjectKind = 'page' | 'block' | 'database' | 'user' | 'comment' | 'discussion';
+export type NotionObjectKind =
+  | 'page'
+  | 'block'
+  | 'database'
+  | 'data_source'
+  | 'user'
+  | 'comment'
+  | 'discussion';
 
 export function notFound(kind: NotionObjectKind, id: string): NotionApiError {
   const sharing =

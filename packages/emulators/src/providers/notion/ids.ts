@@ -11,6 +11,11 @@ export function stableId(seed: string): string {
   return hyphenate(hex.join(''));
 }
 
+/** The one data source of a database (API version 2025-09-03): a stable id of its own. */
+export function dataSourceIdFor(databaseId: string): string {
+  return stableId(`data-source:${databaseId}`);
+}
+
 export function newId(): string {
   return randomUUID();
 }

@@ -5,6 +5,7 @@ import type { NotionState } from './model.js';
 import { notionOAuthProfile, registerNotionOAuthExtras } from './oauth.js';
 import { registerBlockRoutes } from './routes/blocks.js';
 import { registerCommentRoutes } from './routes/comments.js';
+import { registerDataSourceRoutes } from './routes/data-sources.js';
 import { registerDatabaseRoutes } from './routes/databases.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerSearchRoutes } from './routes/search.js';
@@ -16,7 +17,7 @@ export type { NotionState, Workspace } from './model.js';
 export { notionSeedIds } from './seed.js';
 export { notionUsers } from './users.js';
 
-/** Notion (API version 2022-06-28): one workspace per emulated user, served under `/notion`. */
+/** Notion (API versions 2022-06-28 and 2025-09-03): one workspace per emulated user, served under `/notion`. */
 export const notionEmulator: EmulatorModule<NotionState> = {
   key: 'notion',
   prefix: '/notion',
@@ -51,6 +52,7 @@ export const notionEmulator: EmulatorModule<NotionState> = {
     registerBlockRoutes(app, ctx, getState);
     registerPageRoutes(app, ctx, getState);
     registerDatabaseRoutes(app, ctx, getState);
+    registerDataSourceRoutes(app, ctx, getState);
     registerCommentRoutes(app, ctx, getState);
   },
   sendAuthError(reply) {

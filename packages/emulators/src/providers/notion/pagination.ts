@@ -39,7 +39,13 @@ export function paginate<T>(
   return { items, nextCursor: next === undefined ? null : keyOf(next) };
 }
 
-export type ListType = 'block' | 'page_or_database' | 'user' | 'comment' | 'property_item';
+export type ListType =
+  | 'block'
+  | 'page_or_database'
+  | 'page_or_data_source'
+  | 'user'
+  | 'comment'
+  | 'property_item';
 
 export function listBody<T>(
   page: Page<T>,

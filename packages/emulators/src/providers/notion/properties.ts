@@ -1,5 +1,5 @@
 import { shapeError, validationError } from './errors.js';
-import { parseId, propertyId, stableId } from './ids.js';
+import { dataSourceIdFor, parseId, propertyId, stableId } from './ids.js';
 import type { PageRecord, PropertySchema, PropertyValue, SelectOption, Workspace } from './model.js';
 import { isColor, isRecord, parseRichText, type RichText } from './rich-text.js';
 import { notionTime } from './time.js';
@@ -192,7 +192,8 @@ export function parseSchemaProperty(
       break;
     }
     case 'relation': {
-      const target = parseId(given.database_id ?? previous.database_id);
+      const target =
+        relationTarget(ws, databaseId, given) ?? parseId(given.database_id ?? previous.database_id);
       if (!target)
         throw shapeError('body', `${path}.relation.database_id`, 'a valid uuid', given.database_id);
       if (!ws.databases.has(target) && target !== databaseId) {
@@ -214,13 +215,27 @@ export function parseSchemaProperty(
   return { id, name, type, config, description };
 }
 
-export function renderSchemaProperty(schema: PropertySchema): Record<string, unknown> {
+/** A relation given by `data_source_id` (2025-09-03) targets that data source's database. */
+function relationTarget(ws: Workspace, databaseId: string, given: Record<string, unknown>): string | null {
+  if (given.data_source_id === undefined) return null;
+  const id = parseId(given.data_source_id);
+  if (!id) throw shapeError('body', 'relation.data_source_id', 'a valid uuid', given.data_source_id);
+  for (const dbId of [databaseId, ...ws.databases.keys()]) if (dataSourceIdFor(dbId) === id) return dbId;
+  throw validationError(`Could not find data source with ID: ${id}.`);
+}
+
+/** `dataSources`: render for 2025-09-03, where a relation also names its target's data source. */
+export function renderSchemaProperty(schema: PropertySchema, dataSources = false): Record<string, unknown> {
+  let config = schema.config;
+  if (dataSources && schema.type === 'relation' && typeof config.database_id === 'string') {
+    config = { ...config, data_source_id: dataSourceIdFor(config.database_id) };
+  }
   return {
     id: schema.id,
     name: schema.name,
     type: schema.type,
     description: schema.description,
-    [schema.type]: schema.config,
+    [schema.type]: config,
   };
 }
 

@@ -1,8 +1,9 @@
-import { compactId } from './ids.js';
-import type { BlockRecord, CommentRecord, DatabaseRecord, PageRecord, Workspace } from './model.js';
+import { compactId, dataSourceIdFor } from './ids.js';
+import type { BlockRecord, CommentRecord, DatabaseRecord, PageRecord, Parent, Workspace } from './model.js';
 import { renderPropertyEntry, renderSchemaProperty } from './properties.js';
 import { plainText, type RichText } from './rich-text.js';
 import { notionTime } from './time.js';
+import { usesDataSources } from './versions.js';
 
 export function partialUser(id: string): { object: 'user'; id: string } {
   return { object: 'user', id };
@@ -53,8 +54,26 @@ export function filterPropertyIds(raw: string | string[] | undefined): string[] 
   });
 }
 
-/** `filterIds` limits the returned properties (the `filter_properties` query parameter). */
-export function renderPage(ws: Workspace, page: PageRecord, filterIds?: string[]): Record<string, unknown> {
+/** A parent as the caller's API version names it: database rows live in a data source from 2025-09-03. */
+export function renderParent(parent: Parent, version?: string): Record<string, unknown> {
+  if (parent.type !== 'database_id' || !usesDataSources(version)) return parent;
+  return {
+    type: 'data_source_id',
+    data_source_id: dataSourceIdFor(parent.database_id),
+    database_id: parent.database_id,
+  };
+}
+
+/**
+ * `filterIds` limits the returned properties (the `filter_properties` query parameter); `version`
+ * is the caller's Notion-Version, which decides how a database parent reads.
+ */
+export function renderPage(
+  ws: Workspace,
+  page: PageRecord,
+  filterIds?: string[],
+  version?: string,
+): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   if (page.parent.type === 'database_id') {
     const db = ws.databases.get(page.parent.database_id);
@@ -75,7 +94,7 @@ export function renderPage(ws: Workspace, page: PageRecord, filterIds?: string[]
     last_edited_by,
     cover: page.cover,
     icon: page.icon,
-    parent: page.parent,
+    parent: renderParent(page.parent, version),
     archived: page.inTrash,
     in_trash: page.inTrash,
     properties,
@@ -84,7 +103,9 @@ export function renderPage(ws: Workspace, page: PageRecord, filterIds?: string[]
   };
 }
 
-export function renderDatabase(db: DatabaseRecord): Record<string, unknown> {
+/** From 2025-09-03 a database is a container: its schema and rows belong to its data source. */
+export function renderDatabase(db: DatabaseRecord, version?: string): Record<string, unknown> {
+  if (usesDataSources(version)) return renderDatabaseContainer(db);
   const properties: Record<string, unknown> = {};
   for (const schema of db.schema) properties[schema.name] = renderSchemaProperty(schema);
   return {
@@ -101,6 +122,48 @@ export function renderDatabase(db: DatabaseRecord): Record<string, unknown> {
     archived: db.inTrash,
     in_trash: db.inTrash,
     is_inline: db.isInline,
+  };
+}
+
+function renderDatabaseContainer(db: DatabaseRecord): Record<string, unknown> {
+  return {
+    object: 'database',
+    ...tracked(db),
+    title: db.title,
+    description: db.description,
+    icon: db.icon,
+    cover: db.cover,
+    parent: db.parent,
+    is_inline: db.isInline,
+    is_locked: false,
+    in_trash: db.inTrash,
+    archived: db.inTrash,
+    data_sources: [{ id: dataSourceIdFor(db.id), name: plainText(db.title) }],
+    url: notionUrl('', db.id),
+    public_url: null,
+  };
+}
+
+/** The single data source of a database (2025-09-03): the schema, parented by its database. */
+export function renderDataSource(db: DatabaseRecord): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const schema of db.schema) properties[schema.name] = renderSchemaProperty(schema, true);
+  return {
+    object: 'data_source',
+    ...tracked(db),
+    id: dataSourceIdFor(db.id),
+    title: db.title,
+    description: db.description,
+    icon: db.icon,
+    cover: db.cover,
+    properties,
+    parent: { type: 'database_id', database_id: db.id },
+    database_parent: db.parent,
+    is_inline: db.isInline,
+    archived: db.inTrash,
+    in_trash: db.inTrash,
+    url: notionUrl('', db.id),
+    public_url: null,
   };
 }
 

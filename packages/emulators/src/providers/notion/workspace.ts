@@ -1,6 +1,6 @@
 import type { BlockRequest } from './block-content.js';
 import { NotionApiError, notFound, validationError } from './errors.js';
-import { newId, parseId } from './ids.js';
+import { dataSourceIdFor, newId, parseId } from './ids.js';
 import type { BlockRecord, DatabaseRecord, PageRecord, Parent, Workspace } from './model.js';
 import { pageTitle } from './render.js';
 import { type MentionResolver, plainText } from './rich-text.js';
@@ -16,6 +16,18 @@ export function findPage(ws: Workspace, id: string): PageRecord {
 export function findDatabase(ws: Workspace, id: string): DatabaseRecord {
   const db = ws.databases.get(id);
   if (!db) throw notFound('database', id);
+  return db;
+}
+
+/** The database whose (single) data source has this id; its schema and rows are the data source's. */
+export function findDataSourceDatabase(ws: Workspace, dataSourceId: string): DatabaseRecord | undefined {
+  for (const db of ws.databases.values()) if (dataSourceIdFor(db.id) === dataSourceId) return db;
+  return undefined;
+}
+
+export function findDataSource(ws: Workspace, id: string): DatabaseRecord {
+  const db = findDataSourceDatabase(ws, id);
+  if (!db) throw notFound('data_source', id);
   return db;
 }
 

@@ -2,11 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
+import type { ProxyTokenService } from '../../auth/proxy-tokens.js';
 import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
 import { PROXY_PREFIX } from '../../proxy/path.js';
 import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import type { UpstreamResponse } from '../../upstream/http.js';
-import { knownPrincipal } from '../authenticate.js';
+import { knownPrincipal, knownProxyPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
 import { closeIfAnsweredEarly } from '../request-body.js';
 import { type ProxyBodyLimits, proxyBody } from './body.js';
@@ -15,6 +16,8 @@ import { relay } from './relay.js';
 export interface FastProxyDeps {
   tokens: AccessTokenIssuer;
   clients: ClientStatusCache;
+  /** Proxy tokens, which name the connection and end user themselves. */
+  proxyTokens?: ProxyTokenService;
   proxy: ProxyService;
   logger: FastifyBaseLogger;
   requestId(req: IncomingMessage): string;
@@ -46,7 +49,9 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
     const url = req.url as string;
     const method = req.method as string;
     if (!url.startsWith(PREFIX) || !METHODS.has(method) || deps.closing()) return false;
-    const principal = knownPrincipal(tokens, clients, req.headers.authorization);
+    const principal =
+      knownPrincipal(tokens, clients, req.headers.authorization) ??
+      (deps.proxyTokens && knownProxyPrincipal(deps.proxyTokens, req.headers));
     if (!principal) return false;
     const prepared = proxy.preparedNow(proxyCall(method, url, req.headers, principal.environmentId));
     if (!prepared) return false;

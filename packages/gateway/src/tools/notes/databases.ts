@@ -1,12 +1,19 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { ProviderClient } from '../../accounts/provider-client.js';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import { blockList, checkBlocks } from './block-content.js';
+import {
+  databaseSchema,
+  firstDataSourceId,
+  isVersionMismatch,
+  queryDatabaseRows,
+  rowParent,
+} from './data-sources.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
 import {
   allNotionForm,
   type Column,
-  databaseColumns,
   findColumn,
   PropertyValuesSchema,
   toNotionProperties,
@@ -222,20 +229,32 @@ Example: {"parent": {"page_id": "6042b18c-8264-48b6-99d8-01794faa2b55"}, "title"
   annotations: { read_only: false, destructive: false, idempotent: false },
   check: (input) => checkSchema(input.properties),
   async run(input, { client }) {
-    const res = await client.request({
-      method: 'POST',
-      path: '/v1/databases',
-      json: {
-        parent: { type: 'page_id', page_id: normalizeId(input.parent.page_id) },
-        title: typeof input.title === 'string' ? richText(input.title) : input.title,
-        ...(input.description !== undefined ? { description: richText(input.description) } : {}),
-        properties: toNotionSchema(input.properties),
-        ...(input.is_inline !== undefined ? { is_inline: input.is_inline } : {}),
-        ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
-        ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
-      },
-    });
-    return withoutRequestId(res.data);
+    const json = {
+      parent: { type: 'page_id', page_id: normalizeId(input.parent.page_id) },
+      title: typeof input.title === 'string' ? richText(input.title) : input.title,
+      ...(input.description !== undefined ? { description: richText(input.description) } : {}),
+      ...(input.is_inline !== undefined ? { is_inline: input.is_inline } : {}),
+      ...(input.icon !== undefined ? { icon: toIcon(input.icon) } : {}),
+      ...(input.cover !== undefined ? { cover: toCover(input.cover) } : {}),
+    };
+    const properties = toNotionSchema(input.properties);
+    try {
+      const res = await client.request({
+        method: 'POST',
+        path: '/v1/databases',
+        json: { ...json, properties },
+      });
+      return withoutRequestId(res.data);
+    } catch (error) {
+      // From 2025-09-03 the schema is the initial data source's.
+      if (!isVersionMismatch(error, /properties/)) throw error;
+      const res = await client.request({
+        method: 'POST',
+        path: '/v1/databases',
+        json: { ...json, initial_data_source: { properties } },
+      });
+      return withoutRequestId(res.data);
+    }
   },
 });
 
@@ -250,11 +269,9 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a"}`,
   ),
   annotations: { read_only: true, destructive: false, idempotent: true },
   async run(input, { client }) {
-    const res = await client.request({
-      method: 'GET',
-      path: `/v1/databases/${idSegment(input.database_id)}`,
-    });
-    return withoutRequestId(res.data);
+    const { database, dataSource } = await databaseSchema(client, normalizeId(input.database_id));
+    // From 2025-09-03 the schema is the data source's: shown here as the database's, as before.
+    return withoutRequestId(dataSource ? { ...database, properties: dataSource.properties } : database);
   },
 });
 
@@ -283,10 +300,12 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "properties": {
   check: (input) => checkBlocks(input.child_blocks, 'child_blocks'),
   async run(input, { client }) {
     const databaseId = normalizeId(input.database_id);
-    const properties = allNotionForm(input.properties)
-      ? input.properties
-      : toNotionProperties(input.properties, await databaseColumns(client, databaseId));
-    return createPage(client, { type: 'database_id', database_id: databaseId }, properties, input);
+    if (allNotionForm(input.properties)) {
+      return createPage(client, rowParent(databaseId, null), input.properties, input);
+    }
+    const schema = await databaseSchema(client, databaseId);
+    const properties = toNotionProperties(input.properties, schema.columns);
+    return createPage(client, rowParent(databaseId, schema.dataSourceId), properties, input);
   },
 });
 
@@ -338,20 +357,20 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "property_id": 
   annotations: { read_only: true, destructive: false, idempotent: true },
   async run(input, { client }) {
     const databaseId = normalizeId(input.database_id);
-    const columns = await databaseColumns(client, databaseId);
+    const { columns, dataSourceId } = await databaseSchema(client, databaseId);
     const asked =
       input.property_id === undefined ? undefined : wantedColumns(databaseId, columns, input.property_id);
     // Notion's filter_properties limits each row to the properties with these ids.
-    const res = await client.request({
-      method: 'POST',
-      path: `/v1/databases/${encodeURIComponent(databaseId)}/query`,
-      query: { filter_properties: asked?.map((c) => c.id) },
-      json: {
+    const rows = await queryDatabaseRows(
+      client,
+      databaseId,
+      {
         ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
         ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
       },
-    });
-    return { database_id: databaseId, properties: asked ?? columns, ...listResult(res.data) };
+      { dataSourceId, filterProperties: asked?.map((c) => c.id) },
+    );
+    return { database_id: databaseId, properties: asked ?? columns, ...listResult(rows) };
   },
 });
 
@@ -417,24 +436,20 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "sorts": [{"pro
       })),
     ),
   async run(input, { client }) {
-    const res = await client.request({
-      method: 'POST',
-      path: `/v1/databases/${idSegment(input.database_id)}/query`,
-      json: {
-        ...(input.filter ? { filter: input.filter } : {}),
-        ...(input.sorts
-          ? {
-              sorts: input.sorts.map((s) => ({
-                ...(s.property !== undefined ? { property: s.property } : { timestamp: s.timestamp }),
-                direction: s.direction,
-              })),
-            }
-          : {}),
-        ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
-        ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
-      },
+    const rows = await queryDatabaseRows(client, normalizeId(input.database_id), {
+      ...(input.filter ? { filter: input.filter } : {}),
+      ...(input.sorts
+        ? {
+            sorts: input.sorts.map((s) => ({
+              ...(s.property !== undefined ? { property: s.property } : { timestamp: s.timestamp }),
+              direction: s.direction,
+            })),
+          }
+        : {}),
+      ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
+      ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
     });
-    return listResult(res.data);
+    return listResult(rows);
   },
 });
 
@@ -470,17 +485,48 @@ Example: {"database_id": "39fbdf12-08c0-4b0b-95e8-06be30a24a4a", "title": "Tasks
     return input.properties ? checkSchemaChange(input.properties) : [];
   },
   async run(input, { client }) {
-    const res = await client.request({
-      method: 'PATCH',
-      path: `/v1/databases/${idSegment(input.database_id)}`,
-      json: {
-        ...(input.title !== undefined ? { title: richText(input.title) } : {}),
-        ...(input.description !== undefined
-          ? { description: input.description === '' ? [] : richText(input.description) }
-          : {}),
-        ...(input.properties ? { properties: toNotionSchema(input.properties) } : {}),
-      },
-    });
-    return withoutRequestId(res.data);
+    const json = {
+      ...(input.title !== undefined ? { title: richText(input.title) } : {}),
+      ...(input.description !== undefined
+        ? { description: input.description === '' ? [] : richText(input.description) }
+        : {}),
+    };
+    const properties = input.properties ? toNotionSchema(input.properties) : undefined;
+    const path = `/v1/databases/${idSegment(input.database_id)}`;
+    try {
+      const res = await client.request({
+        method: 'PATCH',
+        path,
+        json: { ...json, ...(properties ? { properties } : {}) },
+      });
+      return withoutRequestId(res.data);
+    } catch (error) {
+      if (!properties || !isVersionMismatch(error, /properties/)) throw error;
+      return updateThroughDataSource(client, path, json, properties);
+    }
   },
 });
+
+/**
+ * From 2025-09-03 the columns are the data source's: the database takes the title and description,
+ * its data source the column changes. Answers the database with its schema, as under 2022-06-28.
+ */
+async function updateThroughDataSource(
+  client: ProviderClient,
+  path: string,
+  json: Record<string, unknown>,
+  properties: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const database =
+    Object.keys(json).length > 0
+      ? (await client.request<Record<string, unknown>>({ method: 'PATCH', path, json })).data
+      : (await client.request<Record<string, unknown>>({ method: 'GET', path })).data;
+  const dataSourceId = firstDataSourceId(database);
+  if (!dataSourceId) throw new Problem('upstream_error', 'Notion answered a database without a data source.');
+  const source = await client.request<Record<string, unknown>>({
+    method: 'PATCH',
+    path: `/v1/data_sources/${encodeURIComponent(dataSourceId)}`,
+    json: { properties },
+  });
+  return withoutRequestId({ ...database, properties: source.data.properties });
+}

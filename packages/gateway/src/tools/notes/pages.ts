@@ -2,12 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import { blockList, checkBlocks } from './block-content.js';
+import { databaseSchema, rowParent } from './data-sources.js';
 import { idSegment, normalizeId, notionId } from './ids.js';
 import {
   allNotionForm,
   CHILD_PAGE_COLUMNS,
   columnsOf,
-  databaseColumns,
   type PropertyValues,
   PropertyValuesSchema,
   toNotionProperties,
@@ -121,10 +121,11 @@ Example: {"parent_page_id": "6042b18c-8264-48b6-99d8-01794faa2b55", "properties"
     }
     const databaseId = normalizeId(input.database_id);
     const values = input.properties ?? {};
-    const properties = allNotionForm(values)
-      ? values
-      : toNotionProperties(values, await databaseColumns(client, databaseId));
-    return createPage(client, { type: 'database_id', database_id: databaseId }, properties, input);
+    if (allNotionForm(values)) return createPage(client, rowParent(databaseId, null), values, input);
+    // From 2025-09-03 the schema and rows are the database's data source's.
+    const schema = await databaseSchema(client, databaseId);
+    const properties = toNotionProperties(values, schema.columns);
+    return createPage(client, rowParent(databaseId, schema.dataSourceId), properties, input);
   },
 });
 

@@ -1,5 +1,4 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { ProviderClient } from '../../accounts/provider-client.js';
 import { type FieldError, Problem } from '../../errors/problem.js';
 import { normalizeId } from './ids.js';
 import { richText } from './rich-text.js';
@@ -191,12 +190,3 @@ export function findColumn<C extends Column>(columns: C[], key: string): C | und
 
 /** The title a page under a page has, standing in for a database schema. */
 export const CHILD_PAGE_COLUMNS: Column[] = [{ id: 'title', name: 'title', type: 'title' }];
-
-/** The database's columns, fetched from Notion. */
-export async function databaseColumns(client: ProviderClient, databaseId: string): Promise<Column[]> {
-  const res = await client.request<{ properties?: unknown }>({
-    method: 'GET',
-    path: `/v1/databases/${encodeURIComponent(databaseId)}`,
-  });
-  return columnsOf(res.data.properties);
-}

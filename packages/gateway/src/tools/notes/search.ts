@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../types.js';
+import { isVersionMismatch } from './data-sources.js';
 import { plainText } from './rich-text.js';
 import {
   listResult,
@@ -26,7 +27,7 @@ interface NotionObject {
 /** A search hit reduced to what an agent needs to pick it and act on it by id. */
 function summarize(found: NotionObject): Record<string, unknown> {
   const title =
-    found.object === 'database'
+    found.object === 'database' || found.object === 'data_source'
       ? plainText(found.title)
       : plainText(Object.values(found.properties ?? {}).find((p) => p.type === 'title')?.title);
   return {
@@ -69,19 +70,25 @@ Example: {"query": "roadmap", "object": "page", "page_size": 10}`,
   ),
   annotations: { read_only: true, destructive: false, idempotent: true },
   async run(input, { client }) {
-    const res = await client.request<{ results?: NotionObject[] }>({
-      method: 'POST',
-      path: '/v1/search',
-      json: {
-        ...(input.query !== undefined ? { query: input.query } : {}),
-        ...(input.object ? { filter: { property: 'object', value: input.object } } : {}),
-        ...(input.sort_direction
-          ? { sort: { timestamp: 'last_edited_time', direction: input.sort_direction } }
-          : {}),
-        ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
-        ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
-      },
+    const json = (value: string | undefined) => ({
+      ...(input.query !== undefined ? { query: input.query } : {}),
+      ...(value ? { filter: { property: 'object', value } } : {}),
+      ...(input.sort_direction
+        ? { sort: { timestamp: 'last_edited_time', direction: input.sort_direction } }
+        : {}),
+      ...(input.page_size !== undefined ? { page_size: input.page_size } : {}),
+      ...(input.start_cursor !== undefined ? { start_cursor: input.start_cursor } : {}),
     });
+    const search = (value: string | undefined) =>
+      client.request<{ results?: NotionObject[] }>({ method: 'POST', path: '/v1/search', json: json(value) });
+    let res: Awaited<ReturnType<typeof search>>;
+    try {
+      res = await search(input.object);
+    } catch (error) {
+      // From 2025-09-03 search finds data sources (a database's tables) where it found databases.
+      if (input.object !== 'database' || !isVersionMismatch(error, /filter\.value/)) throw error;
+      res = await search('data_source');
+    }
     return listResult(res.data, (res.data.results ?? []).map(summarize));
   },
 });

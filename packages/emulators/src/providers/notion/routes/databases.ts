@@ -9,6 +9,7 @@ import { parseSchemaProperty } from '../properties.js';
 import { buildFilter, buildSorts } from '../query.js';
 import { filterPropertyIds, renderDatabase, renderPage } from '../render.js';
 import { isRecord, parseRichText } from '../rich-text.js';
+import { requireDataSources, usesDataSources } from '../versions.js';
 import {
   assertEditable,
   findDatabase,
@@ -33,6 +34,22 @@ function assertOneTitle(schema: PropertySchema[]): void {
   if (titles > 1) throw validationError('A database can have only one title property.');
 }
 
+/** The schema of a new database: `properties`, or `initial_data_source.properties` from 2025-09-03. */
+function initialProperties(call: NotionCall): Record<string, unknown> {
+  const { body } = call;
+  if (!usesDataSources(call.version)) {
+    if (!isRecord(body.properties)) throw shapeError('body', 'properties', 'an object', body.properties);
+    return body.properties;
+  }
+  if (body.properties !== undefined) throw shapeError('body', 'properties', 'not present', body.properties);
+  const initial = body.initial_data_source ?? {};
+  if (!isRecord(initial)) throw shapeError('body', 'initial_data_source', 'an object', initial);
+  const properties = initial.properties ?? { Name: { title: {} } };
+  if (!isRecord(properties))
+    throw shapeError('body', 'initial_data_source.properties', 'an object', properties);
+  return properties;
+}
+
 function createDatabase(call: NotionCall): Record<string, unknown> {
   const { ws, body, botId, now } = call;
   const parent = body.parent;
@@ -41,10 +58,9 @@ function createDatabase(call: NotionCall): Record<string, unknown> {
   if (!parentId) throw shapeError('body', 'parent.page_id', 'a valid uuid', parent.page_id);
   const parentPage = findPage(ws, parentId);
   assertEditable(parentPage, 'page');
-  if (!isRecord(body.properties)) throw shapeError('body', 'properties', 'an object', body.properties);
   const id = newId();
   const schema: PropertySchema[] = [];
-  for (const [key, raw] of Object.entries(body.properties)) {
+  for (const [key, raw] of Object.entries(initialProperties(call))) {
     const property = parseSchemaProperty(ws, id, key, raw);
     if (schema.some((p) => p.name === property.name))
       throw validationError(`Duplicate property name: ${property.name}.`);
@@ -71,11 +87,11 @@ function createDatabase(call: NotionCall): Record<string, unknown> {
   ws.databases.set(id, db);
   parentPage.childIds.push(id);
   touch(parentPage, botId, now);
-  return renderDatabase(db);
+  return renderDatabase(db, call.version);
 }
 
 /** Schema edits: `null` removes a property, `name` renames, a type key reconfigures, a new key adds. */
-function updateSchema(call: NotionCall, db: DatabaseRecord, raw: unknown): PropertySchema[] {
+export function updateSchema(call: NotionCall, db: DatabaseRecord, raw: unknown): PropertySchema[] {
   if (!isRecord(raw)) throw shapeError('body', 'properties', 'an object', raw);
   let schema = [...db.schema];
   for (const [key, change] of Object.entries(raw)) {
@@ -99,6 +115,9 @@ function updateSchema(call: NotionCall, db: DatabaseRecord, raw: unknown): Prope
 function updateDatabase(call: NotionCall): Record<string, unknown> {
   const { ws, body, params, botId, now } = call;
   const db = findDatabase(ws, pathId(params.database_id, 'database_id'));
+  // From 2025-09-03 the schema is the data source's (PATCH /v1/data_sources/{id}).
+  if (usesDataSources(call.version) && body.properties !== undefined)
+    throw shapeError('body', 'properties', 'not present', body.properties);
   const trash = trashFlag(body);
   if (trash === false) setTrashed(ws, db, false, botId, now);
   const editKeys = ['title', 'description', 'properties', 'icon', 'cover', 'is_inline'].filter(
@@ -124,12 +143,17 @@ function updateDatabase(call: NotionCall): Record<string, unknown> {
     if (db.inTrash && editKeys.length === 0) assertEditable(db, 'database');
     setTrashed(ws, db, true, botId, now);
   }
-  return renderDatabase(db);
+  return renderDatabase(db, call.version);
 }
 
 function queryDatabase(call: NotionCall): Record<string, unknown> {
-  const { ws, body, params, query, now } = call;
-  const db = findDatabase(ws, pathId(params.database_id, 'database_id'));
+  requireDataSources(call.version, false);
+  return queryRows(call, findDatabase(call.ws, pathId(call.params.database_id, 'database_id')));
+}
+
+/** A database's rows (under 2025-09-03, its data source's), filtered, sorted and paged. */
+export function queryRows(call: NotionCall, db: DatabaseRecord): Record<string, unknown> {
+  const { ws, body, query, now } = call;
   const pageSize = parsePageSize(body.page_size, 'body');
   const includeTrashed = body.in_trash === true || body.archived === true;
   const matches = buildFilter(ws, db, body.filter, now);
@@ -143,8 +167,8 @@ function queryDatabase(call: NotionCall): Record<string, unknown> {
   const filterIds = filterPropertyIds(query.filter_properties);
   const page = paginate(rows, (p) => p.id, body.start_cursor, pageSize);
   return listBody(
-    { items: page.items.map((p) => renderPage(ws, p, filterIds)), nextCursor: page.nextCursor },
-    'page_or_database',
+    { items: page.items.map((p) => renderPage(ws, p, filterIds, call.version)), nextCursor: page.nextCursor },
+    usesDataSources(call.version) ? 'page_or_data_source' : 'page_or_database',
   );
 }
 
@@ -156,8 +180,8 @@ export function registerDatabaseRoutes(
   app.post('/v1/databases', notionRoute(ctx, getState, createDatabase));
   app.get(
     '/v1/databases/:database_id',
-    notionRoute(ctx, getState, ({ ws, params }) =>
-      renderDatabase(findDatabase(ws, pathId(params.database_id, 'database_id'))),
+    notionRoute(ctx, getState, ({ ws, params, version }) =>
+      renderDatabase(findDatabase(ws, pathId(params.database_id, 'database_id')), version),
     ),
   );
   app.patch('/v1/databases/:database_id', notionRoute(ctx, getState, updateDatabase));

@@ -21,6 +21,7 @@ import { isRecord, type RichText } from '../rich-text.js';
 import {
   assertEditable,
   findDatabase,
+  findDataSource,
   findPage,
   insertBlocks,
   mentionResolver,
@@ -100,6 +101,14 @@ function applyProperties(
 function parseParent(ws: Workspace, raw: unknown): Parent {
   if (raw === undefined) throw shapeError('body', 'parent', 'defined', undefined);
   if (!isRecord(raw)) throw shapeError('body', 'parent', 'an object', raw);
+  // 2025-09-03: rows go into a data source; each database's single data source holds its rows.
+  if (raw.data_source_id !== undefined && (raw.type === undefined || raw.type === 'data_source_id')) {
+    const id = parseId(raw.data_source_id);
+    if (!id) throw shapeError('body', 'parent.data_source_id', 'a valid uuid', raw.data_source_id);
+    const db = findDataSource(ws, id);
+    assertEditable(db, 'database');
+    return { type: 'database_id', database_id: db.id };
+  }
   if (raw.database_id !== undefined && (raw.type === undefined || raw.type === 'database_id')) {
     const id = parseId(raw.database_id);
     if (!id) throw shapeError('body', 'parent.database_id', 'a valid uuid', raw.database_id);
@@ -119,7 +128,7 @@ function parseParent(ws: Workspace, raw: unknown): Parent {
     );
   }
   throw validationError(
-    `body failed validation: body.parent should have a page_id or a database_id, instead was \`${JSON.stringify(raw)}\`.`,
+    `body failed validation: body.parent should have a page_id, a data_source_id or a database_id, instead was \`${JSON.stringify(raw)}\`.`,
   );
 }
 
@@ -153,7 +162,7 @@ function createPage(call: NotionCall): Record<string, unknown> {
     touch(parentPage, botId, now);
   }
   if (children.length > 0) insertBlocks(ws, page.id, children, 0, botId, now);
-  return renderPage(ws, page);
+  return renderPage(ws, page, undefined, call.version);
 }
 
 function updatePage(call: NotionCall): Record<string, unknown> {
@@ -177,7 +186,7 @@ function updatePage(call: NotionCall): Record<string, unknown> {
     if (page.inTrash && !edits) assertEditable(page, 'page');
     setTrashed(ws, page, true, botId, now);
   }
-  return renderPage(ws, page);
+  return renderPage(ws, page, undefined, call.version);
 }
 
 function propertyItem(schema: PropertySchema, value: unknown): Record<string, unknown> {
@@ -220,9 +229,9 @@ export function registerPageRoutes(
 
   app.get(
     '/v1/pages/:page_id',
-    notionRoute(ctx, getState, ({ ws, params, query }) => {
+    notionRoute(ctx, getState, ({ ws, params, query, version }) => {
       const page = findPage(ws, pathId(params.page_id, 'page_id'));
-      return renderPage(ws, page, filterPropertyIds(query.filter_properties));
+      return renderPage(ws, page, filterPropertyIds(query.filter_properties), version);
     }),
   );
 

@@ -4,8 +4,9 @@ import { notionRoute } from '../api.js';
 import { shapeError } from '../errors.js';
 import type { DatabaseRecord, NotionState, PageRecord } from '../model.js';
 import { listBody, paginate, parsePageSize } from '../pagination.js';
-import { pageTitle, renderDatabase, renderPage } from '../render.js';
+import { pageTitle, renderDatabase, renderDataSource, renderPage } from '../render.js';
 import { isRecord, plainText } from '../rich-text.js';
+import { usesDataSources } from '../versions.js';
 
 type Found = { kind: 'page'; record: PageRecord } | { kind: 'database'; record: DatabaseRecord };
 
@@ -16,7 +17,10 @@ export function registerSearchRoutes(
 ): void {
   app.post(
     '/v1/search',
-    notionRoute(ctx, getState, ({ ws, body }) => {
+    notionRoute(ctx, getState, ({ ws, body, version }) => {
+      // From 2025-09-03 search finds data sources where it found databases.
+      const dataSources = usesDataSources(version);
+      const tableKind = dataSources ? 'data_source' : 'database';
       const pageSize = parsePageSize(body.page_size, 'body');
       const { query, filter, sort } = body;
       if (query !== undefined && typeof query !== 'string')
@@ -26,10 +30,10 @@ export function registerSearchRoutes(
         if (!isRecord(filter)) throw shapeError('body', 'filter', 'an object', filter);
         if (filter.property !== 'object')
           throw shapeError('body', 'filter.property', '`"object"`', filter.property);
-        if (filter.value !== 'page' && filter.value !== 'database') {
-          throw shapeError('body', 'filter.value', '`"page"` or `"database"`', filter.value);
+        if (filter.value !== 'page' && filter.value !== tableKind) {
+          throw shapeError('body', 'filter.value', `\`"page"\` or \`"${tableKind}"\``, filter.value);
         }
-        only = filter.value;
+        only = filter.value === 'page' ? 'page' : 'database';
       }
       let direction: 'ascending' | 'descending' = 'descending';
       if (sort !== undefined) {
@@ -63,10 +67,14 @@ export function registerSearchRoutes(
           return direction === 'ascending' ? delta : -delta;
         });
       const page = paginate(matches, (f) => f.record.id, body.start_cursor, pageSize);
-      const results = page.items.map((f) =>
-        f.kind === 'page' ? renderPage(ws, f.record) : renderDatabase(f.record),
+      const results = page.items.map((f) => {
+        if (f.kind === 'page') return renderPage(ws, f.record, undefined, version);
+        return dataSources ? renderDataSource(f.record) : renderDatabase(f.record);
+      });
+      return listBody(
+        { items: results, nextCursor: page.nextCursor },
+        dataSources ? 'page_or_data_source' : 'page_or_database',
       );
-      return listBody({ items: results, nextCursor: page.nextCursor }, 'page_or_database');
     }),
   );
 }
