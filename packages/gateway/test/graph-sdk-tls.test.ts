@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { selfSigned } from './helpers/tls.js';
 
 /**
  * Microsoft's Graph client sends its token only to https hosts it knows: Graph's own, and the
@@ -22,15 +22,7 @@ describe.each(BACKENDS)(
 
     beforeAll(async () => {
       dir = mkdtempSync(path.join(tmpdir(), 'portico-graph-tls-'));
-      const certPath = path.join(dir, 'cert.pem');
-      const keyPath = path.join(dir, 'key.pem');
-      execFileSync(
-        'openssl',
-        ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1']
-          .concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
-          .concat(['-keyout', keyPath, '-out', certPath]),
-        { stdio: 'ignore' },
-      );
+      const { certPath, keyPath } = selfSigned(dir);
       t = await startTestGateway(backend, {
         PORTICO_PUBLIC_URL: 'https://127.0.0.1:{port}',
         PORTICO_TLS_CERT: certPath,

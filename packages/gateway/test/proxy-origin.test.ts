@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { freePort, startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { selfSigned } from './helpers/tls.js';
 
 describe.each(BACKENDS)('the proxy at the root of its own origin on $name', (backend) => {
   let t: TestGateway;
@@ -185,15 +185,7 @@ describe.each(BACKENDS)('the proxy origin with TLS on $name', (backend) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'portico-proxy-origin-tls-'));
-    const certPath = path.join(dir, 'cert.pem');
-    const keyPath = path.join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1']
-        .concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
-        .concat(['-keyout', keyPath, '-out', certPath]),
-      { stdio: 'ignore' },
-    );
+    const { certPath, keyPath } = selfSigned(dir);
     ca = readFileSync(certPath, 'utf8');
     port = await freePort();
     t = await startTestGateway(backend, {

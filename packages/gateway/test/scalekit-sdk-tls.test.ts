@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,20 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { authorize, createSandboxConnection } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
-
-/** A self-signed certificate for 127.0.0.1, made for this run. */
-function selfSigned(dir: string): { certPath: string; keyPath: string } {
-  const certPath = path.join(dir, 'cert.pem');
-  const keyPath = path.join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1']
-      .concat(['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'])
-      .concat(['-keyout', keyPath, '-out', certPath]),
-    { stdio: 'ignore' },
-  );
-  return { certPath, keyPath };
-}
+import { selfSigned } from './helpers/tls.js';
 
 /** The protocol the gateway picks for a client offering `protocols`, verified against our certificate. */
 function negotiate(url: string, ca: string, protocols: string[]): Promise<string | false> {
