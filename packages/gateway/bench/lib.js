@@ -105,10 +105,22 @@ export async function authorizeSandbox(gw, token, provider, connection, identifi
     connection_name: connection,
     identifier,
   });
-  const start = await fetch(link, { redirect: 'manual' });
+  const start = await openLink(link);
   const callback = await submitConsent(start.headers.get('location'), { decision: 'allow' });
   const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
   if (done.status !== 200) throw new Error(`authorization failed: ${done.status}`);
+}
+
+/**
+ * Opens a link as its person does: GET shows the landing page (spending nothing), its Continue
+ * button POSTs back, and that answer redirects to the provider with the binding cookie.
+ */
+export async function openLink(link) {
+  const landing = await fetch(link, { redirect: 'manual' });
+  if (landing.status !== 200) return landing;
+  const action = /<form method="post" action="([^"]+)"/.exec(await landing.text())?.[1];
+  if (!action) throw new Error('the link has no landing form');
+  return fetch(new URL(action, link), { method: 'POST', redirect: 'manual' });
 }
 
 /** The cookie /connect/{token} set, sent back at the callback as the browser that opened the link would. */

@@ -7,7 +7,7 @@ import { submitConsent } from '@portico/emulators';
 import { pino } from 'pino';
 import { loadConfig } from '../dist/config.js';
 import { createGateway } from '../dist/gateway.js';
-import { browserCookie, freePort, gatewayToken, onBothStores } from './lib.js';
+import { browserCookie, freePort, gatewayToken, onBothStores, openLink } from './lib.js';
 
 const { values } = parseArgs({
   options: { lookups: { type: 'string', default: '200000' }, refreshes: { type: 'string', default: '50' } },
@@ -40,7 +40,7 @@ async function bench(label, env) {
       connection_name: 'cal',
       identifier: 'u',
     });
-    const start = await fetch(link.link, { redirect: 'manual' });
+    const start = await openLink(link.link);
     await fetch(await submitConsent(start.headers.get('location'), { decision: 'allow' }), {
       redirect: 'manual',
       headers: { cookie: browserCookie(start) },
