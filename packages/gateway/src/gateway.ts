@@ -30,6 +30,7 @@ import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
+import { PROXY_PREFIX } from './proxy/path.js';
 import { ProxyService } from './proxy/service.js';
 import { disabledSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
@@ -248,7 +249,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
     );
     const engine = new ToolEngine({ executions, logger, accountTokens, http, tools: TOOLS });
-    const proxy = new ProxyService({ accountTokens, http, metrics });
+    const proxy = new ProxyService({
+      accountTokens,
+      http,
+      metrics,
+      proxyBase: `${config.publicUrl}${PROXY_PREFIX}`,
+    });
     const clients = new ClientStatusCache(db);
     await clients.start();
     const gatewayClients = new GatewayClientService(db, clients);

@@ -48,14 +48,25 @@ describe('sandbox links under PORTICO_PUBLIC_URL', () => {
     expect(session.uploadUrl).toMatch(PUBLIC);
   });
 
-  it('resumable upload locations of the file storage', async () => {
+  it('resumable upload locations of the file storage, under the proxy at the public URL', async () => {
     const start = await proxy('sandbox-google-drive', '/upload/drive/v3/files?uploadType=resumable', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'public.txt' }),
     });
     expect(start.status).toBe(200);
-    expect(start.headers.get('location')).toMatch(PUBLIC);
+    // The session URI is a provider API link: the client sends the bytes there through Portico.
+    const location = start.headers.get('location') ?? '';
+    expect(location).toMatch(
+      /^http:\/\/localhost:\d+\/proxy\/upload\/drive\/v3\/files\?uploadType=resumable&upload_id=/,
+    );
+    const sessionPath = location.replace(/^http:\/\/localhost:\d+\/proxy/, '');
+    const put = await proxy('sandbox-google-drive', sessionPath, { method: 'PUT', body: 'hello, public' });
+    expect(put.status).toBe(200);
+    const file = (await put.json()) as { id: string; name: string };
+    expect(file.name).toBe('public.txt');
+    const media = await proxy('sandbox-google-drive', `/drive/v3/files/${file.id}?alt=media`);
+    expect(await media.text()).toBe('hello, public');
   });
 
   it('consent pages start from the public URL', async () => {

@@ -6,6 +6,7 @@ import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { rawProblemResponse } from './errors.js';
 import { type ConnectionLimits, serveAllProtocols } from './listener.js';
+import { markOriginBase } from './proxy/caller-base.js';
 
 export interface ProxyOriginOptions {
   host: string;
@@ -58,6 +59,9 @@ export async function listenProxyOrigin(
   const main = app.server;
   const [handle] = main.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   if (!handle) throw new Error('the main server has no request handler');
+  const scheme = options.tls ? 'https' : 'http';
+  // Known once listening; a request without a Host header (HTTP/1.0) is given links to it.
+  let url = '';
   const server: Server = createServer(
     {
       joinDuplicateHeaders: true,
@@ -66,6 +70,8 @@ export async function listenProxyOrigin(
     },
     (req, res) => {
       req.url = `${PROXY_PREFIX}${originForm(req.url ?? '/')}`;
+      // The provider's links are turned back to this origin, as the caller named it.
+      markOriginBase(req, req.headers.host ? `${scheme}://${req.headers.host}` : url);
       handle.call(main, req, res);
     },
   );
@@ -108,8 +114,9 @@ export async function listenProxyOrigin(
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  url = `${scheme}://${host}:${port}`;
   return {
-    url: `${options.tls ? 'https' : 'http'}://${host}:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

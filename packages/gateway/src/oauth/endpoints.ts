@@ -9,6 +9,8 @@ export interface ProviderEndpoints {
   tokenUrl: string;
   revocationUrl?: string;
   apiBaseUrl: string;
+  /** The API base as the provider's own links name it, where it differs (the sandbox's public base). */
+  apiLinkBaseUrl?: string;
   userInfoUrl?: string;
 }
 
@@ -95,6 +97,7 @@ export function resolveEndpoints(
     tokenUrl: real.tokenUrl && internal(real.tokenUrl),
     ...(real.revocationUrl ? { revocationUrl: internal(real.revocationUrl) } : {}),
     apiBaseUrl: internal(real.apiBaseUrl),
+    apiLinkBaseUrl: sandboxUrl(real.apiBaseUrl, sandbox.publicBase, emulator),
     ...(real.userInfoUrl ? { userInfoUrl: internal(real.userInfoUrl) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import { sendAsEndUser } from '../accounts/as-end-user.js';
 import { Problem } from '../errors/problem.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestBody, UpstreamHttp, UpstreamResponse } from '../upstream/http.js';
+import { type LinkBases, rewriteLinks, upstreamBases } from './links.js';
 import { PROXY_PREFIX, type UpstreamTarget, upstreamTarget } from './path.js';
 
 /** Request headers as any HTTP server parses them (Node's CallHeaders fits). */
@@ -45,6 +46,8 @@ export interface ProxyDeps {
   accountTokens: AccountTokens;
   http: UpstreamHttp;
   metrics?: GatewayMetrics;
+  /** Where callers reach the proxy (`{public URL}/proxy`): the provider's links are turned back to it. */
+  proxyBase: string;
 }
 
 /** One proxied request, as the caller sent it (independent of the HTTP framework that received it). */
@@ -54,6 +57,8 @@ export interface ProxyCall {
   /** The request target after `/proxy`: path and query as sent. */
   target: string;
   headers: CallHeaders;
+  /** Where this caller reaches the proxy, when not at the public URL (the proxy origin). */
+  linkBase: string | undefined;
 }
 
 /** The proxied call a request to `/proxy/…` makes, once its principal is known. */
@@ -62,8 +67,9 @@ export function proxyCall(
   url: string,
   headers: CallHeaders,
   environmentId: string,
+  linkBase?: string,
 ): ProxyCall {
-  return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers };
+  return { environmentId, method, target: url.slice(PROXY_PREFIX.length), headers, linkBase };
 }
 
 /** A call whose credential and upstream target are settled: ready to go on the wire. */
@@ -78,6 +84,8 @@ export interface PreparedCall {
  * ways (a 1 GiB upload or download never sits in memory); the upstream answer comes back as is.
  */
 export class ProxyService {
+  private readonly bases = new WeakMap<object, Map<string, LinkBases>>();
+
   constructor(private readonly deps: ProxyDeps) {}
 
   /**
@@ -129,7 +137,25 @@ export class ProxyService {
       headers: upstreamHeaders(call.headers),
       body,
     }));
-    return response;
+    return rewriteLinks(response, this.linkBases(prepared));
+  }
+
+  /** The provider's API bases and the caller's proxy base, kept per credential's endpoints. */
+  private linkBases(prepared: PreparedCall): LinkBases {
+    const endpoints = prepared.credential.endpoints;
+    const caller = prepared.call.linkBase ?? this.deps.proxyBase;
+    let byCaller = this.bases.get(endpoints);
+    if (!byCaller) {
+      byCaller = new Map();
+      this.bases.set(endpoints, byCaller);
+    }
+    let bases = byCaller.get(caller);
+    if (!bases) {
+      bases = { upstream: upstreamBases([endpoints.apiBaseUrl, endpoints.apiLinkBaseUrl]), caller };
+      if (byCaller.size > 100) byCaller.clear();
+      byCaller.set(caller, bases);
+    }
+    return bases;
   }
 }
 

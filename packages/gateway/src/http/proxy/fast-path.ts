@@ -11,6 +11,7 @@ import { knownPrincipal, knownProxyPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
 import { closeIfAnsweredEarly } from '../request-body.js';
 import { type ProxyBodyLimits, proxyBody } from './body.js';
+import { originBase } from './caller-base.js';
 import { relay } from './relay.js';
 
 export interface FastProxyDeps {
@@ -53,7 +54,9 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
       knownPrincipal(tokens, clients, req.headers.authorization) ??
       (deps.proxyTokens && knownProxyPrincipal(deps.proxyTokens, req.headers));
     if (!principal) return false;
-    const prepared = proxy.preparedNow(proxyCall(method, url, req.headers, principal.environmentId));
+    const prepared = proxy.preparedNow(
+      proxyCall(method, url, req.headers, principal.environmentId, originBase(req)),
+    );
     if (!prepared) return false;
 
     const id = deps.requestId(req);

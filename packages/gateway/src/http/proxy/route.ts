@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
 import { type ProxyBodyLimits, proxyBody } from './body.js';
+import { originBase } from './caller-base.js';
 import { relay } from './relay.js';
 
 /**
@@ -22,7 +23,13 @@ export async function proxyRoutes(
     url: '/*',
     exposeHeadRoute: false,
     handler: async (req: FastifyRequest, reply) => {
-      const call = proxyCall(req.method, req.url, req.headers, req.principal.environmentId);
+      const call = proxyCall(
+        req.method,
+        req.url,
+        req.headers,
+        req.principal.environmentId,
+        originBase(req.raw),
+      );
       // Validated before anything is read from the body or sent anywhere.
       const prepared = await opts.proxy.prepare(call);
       const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw, opts.body));
