@@ -1,4 +1,4 @@
-import { Client, LogLevel } from '@notionhq/client';
+import { APIErrorCode, APIResponseError, Client, collectPaginatedAPI, LogLevel } from '@notionhq/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
@@ -187,5 +187,34 @@ describe.each(BACKENDS)('proxy tokens on $name', (backend) => {
     expect(me.object).toBe('user');
     const search = await client.search({ page_size: 5 });
     expect(search.object).toBe('list');
+  });
+
+  it("@notionhq/client 4.x: writes, its own paginator, archive, and Notion's errors as APIResponseError", async () => {
+    const { body } = await mint({ connection_name: notion, identifier: ID });
+    const client = new Client({ auth: body.token, baseUrl: `${t.url}/proxy`, logLevel: LogLevel.ERROR });
+    const pages = await client.search({ filter: { property: 'object', value: 'page' }, page_size: 1 });
+    const parent = pages.results[0]!.id;
+    const page = await client.pages.create({
+      parent: { page_id: parent },
+      properties: { title: { title: [{ text: { content: 'Through the proxy' } }] } },
+    });
+    await client.blocks.children.append({
+      block_id: page.id,
+      children: Array.from({ length: 7 }, (_, i) => ({
+        paragraph: { rich_text: [{ text: { content: `line ${i}` } }] },
+      })),
+    });
+    const blocks = await collectPaginatedAPI(client.blocks.children.list, {
+      block_id: page.id,
+      page_size: 3,
+    });
+    expect(blocks).toHaveLength(7);
+    const archived = await client.pages.update({ page_id: page.id, archived: true });
+    expect((archived as { archived?: boolean }).archived).toBe(true);
+    const error = await client.pages
+      .retrieve({ page_id: '00000000-0000-4000-8000-000000000000' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIResponseError);
+    expect((error as APIResponseError).code).toBe(APIErrorCode.ObjectNotFound);
   });
 });
