@@ -125,6 +125,12 @@ describe('links in answers, turned back to the proxy', () => {
   it('leaves answers without links untouched: the same object, the same bytes', async () => {
     const plain = json({ id: 1, name: 'no links here' });
     expect(await rewriteLinks(plain, BASES)).toBe(plain);
+    const graphItem = json({
+      '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#drives/$entity',
+      '@microsoft.graph.downloadUrl': 'https://graph.microsoft.com/dl?tempauth=1',
+      name: 'report.pdf',
+    });
+    expect(await rewriteLinks(graphItem, BASES)).toBe(graphItem);
     const binary: UpstreamResponse = {
       statusCode: 200,
       headers: { 'content-type': 'application/octet-stream' },

@@ -99,19 +99,10 @@ function rewriteWholeBody(whole: WholeResponse, bases: LinkBases): UpstreamRespo
     // A body that does not decode as announced is passed on for the caller to judge.
     return whole;
   }
-  if (!bases.upstream.some((base) => text.includes(hostOf(base)))) return whole;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.toString('utf8'));
-  } catch {
-    return whole;
-  }
-  let changed = false;
-  const walked = walk(parsed, undefined, bases, () => {
-    changed = true;
-  });
-  if (!changed) return whole;
-  const body = Buffer.from(JSON.stringify(walked));
+  if (!bases.upstream.some((base) => text.includes(bytesOf(hostOf(base))))) return whole;
+  let body = spliceLinks(text, bases);
+  if (body === PARSE) body = parseAndRewrite(text, bases);
+  if (body === undefined) return whole;
   const headers: UpstreamResponse['headers'] = { ...whole.headers, 'content-length': String(body.length) };
   // The rewritten body is sent as it is: re-compressing a small JSON page costs more than it saves.
   delete headers['content-encoding'];
@@ -120,6 +111,98 @@ function rewriteWholeBody(whole: WholeResponse, bases: LinkBases): UpstreamRespo
   delete headers.etag;
   delete headers['content-md5'];
   return { ...whole, headers, body };
+}
+
+const PARSE = Symbol('parse');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const isSpace = (byte: number | undefined) =>
+  byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
+/** The property name whose value opens with the quote at `quote` (`"name": "`), if it is one. */
+function keyBefore(text: Buffer, quote: number): string | undefined {
+  let at = quote - 1;
+  while (isSpace(text[at])) at--;
+  if (text[at] !== COLON) return undefined;
+  at--;
+  while (isSpace(text[at])) at--;
+  if (text[at] !== QUOTE) return undefined;
+  const end = at;
+  const start = text.lastIndexOf(QUOTE, end - 1);
+  return start < 0 ? undefined : text.toString('utf8', start + 1, end);
+}
+
+/**
+ * The body with each string value that starts with an API base moved, spliced into the provider's
+ * own bytes (no parse, its formatting kept); undefined when nothing moves; PARSE when a mention of
+ * the host cannot be placed this way (escaped slashes or quotes), for the full parse to decide.
+ */
+function spliceLinks(text: Buffer, bases: LinkBases): Buffer | undefined | typeof PARSE {
+  const edits: Array<{ at: number; length: number }> = [];
+  for (const host of new Set(bases.upstream.map(hostOf))) {
+    const needle = bytesOf(host);
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+      const edit = linkAt(text, at, host, bases);
+      if (edit === PARSE) return PARSE;
+      if (edit) edits.push(edit);
+    }
+  }
+  if (edits.length === 0) return undefined;
+  edits.sort((a, b) => a.at - b.at);
+  const caller = Buffer.from(bases.caller);
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const edit of edits) {
+    parts.push(text.subarray(from, edit.at), caller);
+    from = edit.at + edit.length;
+  }
+  parts.push(text.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/** The base to replace where the host is mentioned at `at`, if that mention starts a string value that moves. */
+function linkAt(
+  text: Buffer,
+  at: number,
+  host: string,
+  bases: LinkBases,
+): { at: number; length: number } | undefined | typeof PARSE {
+  for (const base of bases.upstream) {
+    if (hostOf(base) !== host) continue;
+    const start = at - base.indexOf(host);
+    if (
+      start < 1 ||
+      text[start - 1] !== QUOTE ||
+      !text.toString('latin1', start, start + base.length).startsWith(base)
+    ) {
+      continue;
+    }
+    if (text[start - 2] === BACKSLASH) return PARSE;
+    const next = text[start + base.length];
+    // The base must end at a path, query or fragment boundary, or end the string.
+    if (next !== undefined && !'/?#"'.includes(String.fromCharCode(next))) continue;
+    const key = keyBefore(text, start - 1);
+    if (key !== undefined && KEPT_PROPERTY.test(key)) return undefined;
+    return { at: start, length: base.length };
+  }
+  // Not the start of a string: a mention in text, or a link with escaped slashes.
+  return text.toString('latin1', Math.max(0, at - 5), at) === ':\\/\\/' ? PARSE : undefined;
+}
+
+/** The full parse, for text the splice cannot place: the body re-serialised, or undefined when nothing moves. */
+function parseAndRewrite(text: Buffer, bases: LinkBases): Buffer | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  let changed = false;
+  const walked = walk(parsed, undefined, bases, () => {
+    changed = true;
+  });
+  return changed ? Buffer.from(JSON.stringify(walked)) : undefined;
 }
 
 function walk(value: unknown, key: string | undefined, bases: LinkBases, changed: () => void): unknown {
@@ -139,12 +222,24 @@ function walk(value: unknown, key: string | undefined, bases: LinkBases, changed
   return value;
 }
 
-const hosts = new Map<string, Buffer>();
+const bytes = new Map<string, Buffer>();
+/** A base or host as bytes, made once: searching a Buffer for a string encodes it on every call. */
+function bytesOf(value: string): Buffer {
+  let found = bytes.get(value);
+  if (found === undefined) {
+    found = Buffer.from(value, 'latin1');
+    if (bytes.size > 10_000) bytes.clear();
+    bytes.set(value, found);
+  }
+  return found;
+}
+
+const hosts = new Map<string, string>();
 /** The host of a base: present in the body whether its slashes are escaped (`https:\/\/`) or not. */
-function hostOf(base: string): Buffer {
+function hostOf(base: string): string {
   let host = hosts.get(base);
   if (host === undefined) {
-    host = Buffer.from(new URL(base).host);
+    host = new URL(base).host;
     if (hosts.size > 10_000) hosts.clear();
     hosts.set(base, host);
   }
