@@ -22,6 +22,7 @@ import { AdminService } from './dashboard/admins.js';
 import { Problem } from './errors/problem.js';
 import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
+import { GuardrailService } from './guardrails/service.js';
 import { buildApp } from './http/app.js';
 import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
 import { embeddedSandbox } from './http/sandbox-emulators.js';
@@ -248,7 +249,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       logger,
       Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
     );
-    const engine = new ToolEngine({ executions, logger, accountTokens, http, tools: TOOLS });
+    const guardrails = new GuardrailService({ db, publicUrl: config.publicUrl, logger });
+    await guardrails.start();
+    const engine = new ToolEngine({
+      executions,
+      logger,
+      accountTokens,
+      http,
+      tools: TOOLS,
+      guard: guardrails,
+    });
     const proxy = new ProxyService({
       accountTokens,
       http,
@@ -297,6 +307,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         gatewayClients,
         mcpTokens,
         proxyTokens,
+        guardrails,
         mcpOAuth,
         events,
         webhooks,
@@ -312,6 +323,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const pruning = setInterval(() => {
       void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed'));
       void events.prune().catch((err: unknown) => logger.warn({ err }, 'event pruning failed'));
+      void guardrails.expireDue().catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
+      void guardrails.pruneUsage().catch((err: unknown) => logger.warn({ err }, 'budget pruning failed'));
       void authorization
         .pruneUnverified()
         .catch((err: unknown) => logger.warn({ err }, 'unverified token pruning failed'));

@@ -11,6 +11,7 @@ import {
 } from './resources/connected-accounts.js';
 import { Connections } from './resources/connections.js';
 import { Executions } from './resources/executions.js';
+import { Approvals, Policies } from './resources/guardrails.js';
 import { McpTokens } from './resources/mcp-tokens.js';
 import { Providers } from './resources/providers.js';
 import { type ExecuteToolInput, type ExecuteToolResult, Tools } from './resources/tools.js';
@@ -74,6 +75,10 @@ export class Portico {
   readonly tools: Tools;
   readonly executions: Executions;
   readonly mcpTokens: McpTokens;
+  /** Which tools agents may call, with which inputs and how often; which calls wait for approval. */
+  readonly policies: Policies;
+  /** The calls policies hold for a person's decision. */
+  readonly approvals: Approvals;
   readonly webhooks: Webhooks;
   readonly events: Events;
   private readonly transport: Transport;
@@ -114,6 +119,8 @@ export class Portico {
     this.tools = new Tools(this.transport, this.connectedAccounts, this.connections, this.providers);
     this.executions = new Executions(this.transport);
     this.mcpTokens = new McpTokens(this.transport);
+    this.policies = new Policies(this.transport);
+    this.approvals = new Approvals(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.events = new Events(this.transport);
   }

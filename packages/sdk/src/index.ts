@@ -12,6 +12,13 @@ export type {
   VerifyUserResult,
 } from './resources/connected-accounts.js';
 export type { ListExecutionsOptions } from './resources/executions.js';
+export type {
+  Approval,
+  ApprovalStatus,
+  Policy,
+  PolicyConstraint,
+  PolicyInput,
+} from './resources/guardrails.js';
 export type { McpToken, MintMcpTokenInput } from './resources/mcp-tokens.js';
 export type { ExecuteToolInput, ExecuteToolResult, RawToolFormat } from './resources/tools.js';
 export type {

@@ -13,6 +13,10 @@ export const EVENT_TYPES = [
   'connection.deleted',
   'tool.execution.failed',
   'webhook.disabled',
+  'approval.requested',
+  'approval.approved',
+  'approval.denied',
+  'approval.expired',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -26,6 +26,7 @@ import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
 import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import type { GrpcDeps } from '../grpc/server.js';
+import type { GuardrailService } from '../guardrails/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
@@ -62,6 +63,7 @@ import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
 import { environmentRoutes } from './routes/environment.js';
 import { eventRoutes } from './routes/events.js';
+import { guardrailRoutes } from './routes/guardrails.js';
 import { healthRoutes, type StoreReadiness } from './routes/health.js';
 import { hostedFlowRoutes } from './routes/hosted-flow.js';
 import { mcpEndpointRoutes, mcpTokenRoutes } from './routes/mcp.js';
@@ -94,6 +96,8 @@ export interface AppServices {
   mcpTokens: McpTokenService;
   /** Proxy tokens: one connection and end user each, for provider SDKs with only a token option. */
   proxyTokens: ProxyTokenService;
+  /** Policies and approvals on tool calls. */
+  guardrails: GuardrailService;
   /** OAuth for MCP clients: metadata, registration, authorization, tokens. */
   mcpOAuth: McpOAuthService;
   admins: AdminService;
@@ -536,6 +540,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         });
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
         await api.register(proxyTokenRoutes, { tokens: services.proxyTokens });
+        await api.register(guardrailRoutes, { guardrails: services.guardrails });
         await api.register(mcpOAuthApiRoutes, { oauth: services.mcpOAuth });
         await api.register(clientRoutes, { clients: services.gatewayClients });
         await api.register(providerRoutes, { providers: services.providers });

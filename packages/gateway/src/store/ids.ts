@@ -15,7 +15,10 @@ export type IdPrefix =
   // MCP OAuth: registered clients, authorization requests, grants.
   | 'mcpc'
   | 'mcpar'
-  | 'mcpg';
+  | 'mcpg'
+  // Guardrails: policies and the approvals they hold calls for.
+  | 'pol'
+  | 'apr';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -428,4 +428,53 @@ CREATE TABLE proxy_tokens (
 CREATE INDEX proxy_tokens_environment_identifier ON proxy_tokens (environment_id, identifier);
 `,
   },
+  {
+    version: 17,
+    name: 'guardrails',
+    sql: `
+-- Policies: what agents may do with an environment's tools (guardrails/policy.ts validates them).
+CREATE TABLE policies (
+  id              text PRIMARY KEY,
+  environment_id  text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  name            text NOT NULL,
+  definition      jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (environment_id, name)
+);
+
+-- Calls counted against a policy's budget, per end user and window: one row per window, shared by
+-- every replica.
+CREATE TABLE policy_usage (
+  policy_id     text NOT NULL REFERENCES policies(id) ON DELETE CASCADE,
+  identifier    text NOT NULL,
+  window_start  timestamptz NOT NULL,
+  calls         integer NOT NULL,
+  PRIMARY KEY (policy_id, identifier, window_start)
+);
+CREATE INDEX policy_usage_window ON policy_usage (window_start);
+
+-- Calls held for a person's decision, with the exact input that runs once approved.
+CREATE TABLE approvals (
+  id               text PRIMARY KEY,
+  environment_id   text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  policy_name      text NOT NULL,
+  tool_name        text NOT NULL,
+  connection_name  text NOT NULL,
+  identifier       text NOT NULL,
+  input            jsonb NOT NULL,
+  status           text NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'used')),
+  requested_by     text NOT NULL,
+  decided_by       text,
+  decided_at       timestamptz,
+  reason           text,
+  expires_at       timestamptz NOT NULL,
+  used_at          timestamptz,
+  execution_id     text,
+  created_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX approvals_environment_created ON approvals (environment_id, created_at DESC, id DESC);
+CREATE INDEX approvals_live_expiry ON approvals (expires_at) WHERE status IN ('pending', 'approved');
+`,
+  },
 ];

@@ -24,6 +24,49 @@ export interface ExecuteRequest {
   schema_version?: string;
   tool_version?: string;
   upstream_version?: string;
+  /** Retries a call a policy held, once approved: it runs the approved input, once. */
+  approval_id?: string;
+}
+
+/** Who asks (the gateway client, or the MCP token), recorded with any approval the call needs. */
+export interface Caller {
+  id: string;
+}
+
+export interface ApprovedCallRequest {
+  approval_id: string;
+  tool_name: string;
+  identifier: string;
+  connection_name?: string;
+  tool_input?: Record<string, unknown>;
+}
+
+/** A call about to run: the tool, whose account, the validated input. */
+export interface GuardedCall {
+  environmentId: string;
+  executionId: string;
+  tool: AnyTool;
+  connectionName: string;
+  identifier: string;
+  /** The input as the tool gets it (aliases resolved, validated). */
+  input: Record<string, unknown>;
+  /** The input as the caller sent it: what an approval holds, and replays. */
+  rawInput: Record<string, unknown>;
+  approvalId?: string | undefined;
+  requestedBy?: string | undefined;
+}
+
+/**
+ * The guardrails a call passes before it reaches the provider (guardrails/service.ts): policies,
+ * budgets and approvals. Refusals and holds are thrown as problems.
+ */
+export interface ToolGuard {
+  /** The input and connection an approval stands for, once the call matches it. */
+  approvedInput(
+    environmentId: string,
+    request: ApprovedCallRequest,
+  ): Promise<{ input: Record<string, unknown>; connectionName: string }>;
+  admit(call: GuardedCall): Promise<void>;
 }
 
 export interface ExecuteResult {
@@ -37,6 +80,7 @@ export interface ToolEngineDeps {
   accountTokens: AccountTokens;
   http: UpstreamHttp;
   tools: AnyTool[];
+  guard?: ToolGuard;
 }
 
 interface CompiledTool {
@@ -89,7 +133,7 @@ export class ToolEngine {
     return compiled;
   }
 
-  async execute(environmentId: string, request: ExecuteRequest): Promise<ExecuteResult> {
+  async execute(environmentId: string, request: ExecuteRequest, caller?: Caller): Promise<ExecuteResult> {
     const executionId = newId('exec');
     const started = new Date();
     let credential: Credential | undefined;
@@ -117,6 +161,7 @@ export class ToolEngine {
     try {
       const compiled = this.lookup(request.tool_name);
       const { tool } = compiled;
+      if (request.approval_id !== undefined) request = await this.approved(environmentId, request);
       const unsafe = unsafeInput(request.tool_input, '/tool_input');
       if (unsafe) {
         throw new Problem('invalid_input', summarize([unsafe], `The input of ${tool.name}`), {
@@ -169,6 +214,17 @@ export class ToolEngine {
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
       credential = await this.resolveAccount(environmentId, request, tool);
+      await this.deps.guard?.admit({
+        environmentId,
+        executionId,
+        tool,
+        connectionName: credential.connectionName,
+        identifier: request.identifier,
+        input,
+        rawInput: request.tool_input ?? {},
+        approvalId: request.approval_id,
+        requestedBy: caller?.id,
+      });
       client = new ProviderClient(
         credential,
         this.deps.accountTokens,
@@ -217,6 +273,21 @@ export class ToolEngine {
         errors: [{ path, message: `must be one of: ${known.join(', ')}` }],
       },
     );
+  }
+
+  /** The call an approval stands for: its approved input, on its connection. */
+  private async approved(environmentId: string, request: ExecuteRequest): Promise<ExecuteRequest> {
+    if (!this.deps.guard) {
+      throw new Problem(
+        'approval_not_found',
+        'No policy holds calls here, so approval_id names nothing; leave it out.',
+      );
+    }
+    const approved = await this.deps.guard.approvedInput(environmentId, {
+      ...request,
+      approval_id: request.approval_id!,
+    });
+    return { ...request, tool_input: approved.input, connection_name: approved.connectionName };
   }
 
   /** The account named by connection_name, or the identifier's single active account for the provider. */

@@ -27,6 +27,16 @@ export interface ProblemBody {
   [extension: string]: unknown;
 }
 
+export interface HeldApproval {
+  id: string;
+  /** Where the approval is shown (GET with the gateway token). */
+  url: string;
+  status: string;
+  expiresAt: string;
+  /** The policy that holds the call. */
+  policy: string;
+}
+
 /** A gateway answer that is a problem (`application/problem+json`): every SDK error is one of these. */
 export class PorticoError extends Error {
   readonly status: number;
@@ -43,6 +53,11 @@ export class PorticoError extends Error {
   readonly authorizationLink: AuthorizationLink | undefined;
   /** The provider's status and body, for errors that came from the provider. */
   readonly upstream: { status: number; body: unknown } | undefined;
+  /**
+   * The approval a policy holds the call for (`approval_required`, and the `approval_*` problems of
+   * a retry): once approved, execute again with `approvalId: approval.id`.
+   */
+  readonly approval: HeldApproval | undefined;
   /** The problem body as received. */
   readonly problem: ProblemBody;
 
@@ -66,6 +81,16 @@ export class PorticoError extends Error {
     this.authorizationLink =
       link && typeof link.link === 'string' ? { link: link.link, expiresAt: link.expires_at } : undefined;
     this.upstream = problem.upstream;
+    this.approval =
+      typeof problem.approval_id === 'string'
+        ? {
+            id: problem.approval_id,
+            url: String(problem.approval_url ?? ''),
+            status: String(problem.approval_status ?? ''),
+            expiresAt: String(problem.expires_at ?? ''),
+            policy: String(problem.policy ?? ''),
+          }
+        : undefined;
     this.problem = problem;
   }
 }
@@ -227,6 +252,30 @@ export const ProxyTokenNotFoundError = ERROR_CLASSES.proxy_token_not_found;
 export type ProxyTokenNotFoundError = Instance<'proxy_token_not_found'>;
 export const ProxyTokenScopeError = ERROR_CLASSES.proxy_token_scope;
 export type ProxyTokenScopeError = Instance<'proxy_token_scope'>;
+export const PolicyNotFoundError = ERROR_CLASSES.policy_not_found;
+export type PolicyNotFoundError = Instance<'policy_not_found'>;
+export const PolicyExistsError = ERROR_CLASSES.policy_exists;
+export type PolicyExistsError = Instance<'policy_exists'>;
+export const PolicyDeniedError = ERROR_CLASSES.policy_denied;
+export type PolicyDeniedError = Instance<'policy_denied'>;
+export const PolicyConstraintError = ERROR_CLASSES.policy_constraint;
+export type PolicyConstraintError = Instance<'policy_constraint'>;
+export const PolicyBudgetExceededError = ERROR_CLASSES.policy_budget_exceeded;
+export type PolicyBudgetExceededError = Instance<'policy_budget_exceeded'>;
+export const ApprovalRequiredError = ERROR_CLASSES.approval_required;
+export type ApprovalRequiredError = Instance<'approval_required'>;
+export const ApprovalPendingError = ERROR_CLASSES.approval_pending;
+export type ApprovalPendingError = Instance<'approval_pending'>;
+export const ApprovalDeniedError = ERROR_CLASSES.approval_denied;
+export type ApprovalDeniedError = Instance<'approval_denied'>;
+export const ApprovalExpiredError = ERROR_CLASSES.approval_expired;
+export type ApprovalExpiredError = Instance<'approval_expired'>;
+export const ApprovalUsedError = ERROR_CLASSES.approval_used;
+export type ApprovalUsedError = Instance<'approval_used'>;
+export const ApprovalMismatchError = ERROR_CLASSES.approval_mismatch;
+export type ApprovalMismatchError = Instance<'approval_mismatch'>;
+export const ApprovalNotFoundError = ERROR_CLASSES.approval_not_found;
+export type ApprovalNotFoundError = Instance<'approval_not_found'>;
 export const WebhookNotFoundError = ERROR_CLASSES.webhook_not_found;
 export type WebhookNotFoundError = Instance<'webhook_not_found'>;
 export const WebhookDisabledError = ERROR_CLASSES.webhook_disabled;

@@ -37,6 +37,11 @@ export interface ExecuteToolInput {
   toolVersion?: string;
   /** Sent to Notion as `Notion-Version`. */
   upstreamVersion?: string;
+  /**
+   * Runs a call a policy held (`ApprovalRequiredError.approvalId`) once a person approved it: the
+   * approved input, once. Leave `toolInput` out, or send it unchanged.
+   */
+  approvalId?: string;
 }
 
 export interface ExecuteToolResult<T = unknown> {
@@ -115,10 +120,12 @@ export class Tools {
         tool_name: input.toolName,
         identifier: input.identifier,
         connection_name: input.connectionName,
-        tool_input: input.toolInput ?? {},
+        // A retry of an approved call runs the approved input: nothing to send unless given.
+        tool_input: input.toolInput ?? (input.approvalId ? undefined : {}),
         schema_version: input.schemaVersion,
         tool_version: input.toolVersion,
         upstream_version: input.upstreamVersion,
+        approval_id: input.approvalId,
       },
     });
     return { data: raw.data, executionId: raw.execution_id };

@@ -19,6 +19,13 @@ const ExecuteBody = Type.Object(
     schema_version: Type.Optional(Type.String({ maxLength: 20 })),
     tool_version: Type.Optional(Type.String({ maxLength: 20 })),
     upstream_version: Type.Optional(Type.String({ maxLength: 40 })),
+    approval_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Runs a call a policy held, once approved: the approved input, once.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -77,7 +84,9 @@ export async function toolRoutes(
   );
 
   app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>
-    engine.execute(req.principal.environmentId, req.body as ExecuteRequest),
+    engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
+      id: `client:${req.principal.clientId}`,
+    }),
   );
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
