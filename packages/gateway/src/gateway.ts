@@ -22,6 +22,8 @@ import { AdminService } from './dashboard/admins.js';
 import { Problem } from './errors/problem.js';
 import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
+import { RateGovernor } from './governor/governor.js';
+import { ReplicaPresence } from './governor/replicas.js';
 import { GuardrailService } from './guardrails/service.js';
 import { buildApp } from './http/app.js';
 import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
@@ -92,6 +94,9 @@ const KEEP_ALIVE_INTERVAL_MS = 60 * 60_000;
 
 /** How often abandoned PENDING_AUTH accounts are looked for. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** How long a call waits for its turn under a provider's rate limit, and how many may wait per lane. */
+const GOVERNOR_MAX_WAIT_MS = 30_000;
+const GOVERNOR_MAX_QUEUE = 1000;
 
 export function embeddedDataPath(config: Config): string {
   return path.join(config.dataDir, 'db');
@@ -249,6 +254,17 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       logger,
       Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
     );
+    // Keeps calls under the providers' documented limits; replicas share each limit (replicas.ts).
+    let presence: ReplicaPresence | undefined;
+    const governor = new RateGovernor({
+      maxWaitMs: GOVERNOR_MAX_WAIT_MS,
+      maxQueue: GOVERNOR_MAX_QUEUE,
+      replicas: () => presence?.count() ?? 1,
+      share: (accountId, ms) => presence?.shareSlowDown(accountId, ms),
+      registry: metrics.registry,
+    });
+    presence = new ReplicaPresence(db, (accountId, ms) => governor.slowDown(accountId, ms, true), logger);
+    await presence.start();
     const guardrails = new GuardrailService({ db, publicUrl: config.publicUrl, logger });
     await guardrails.start();
     const engine = new ToolEngine({
@@ -258,11 +274,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       http,
       tools: TOOLS,
       guard: guardrails,
+      governor,
     });
     const proxy = new ProxyService({
       accountTokens,
       http,
       metrics,
+      governor,
       proxyBase: `${config.publicUrl}${PROXY_PREFIX}`,
     });
     const clients = new ClientStatusCache(db);
@@ -388,6 +406,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         closing ??= (async () => {
           clearInterval(pruning);
           clearInterval(keepAlive);
+          governor.close();
+          presence?.stop();
           const force = setTimeout(() => {
             app.server.closeAllConnections();
             proxyOrigin?.closeAllConnections();
