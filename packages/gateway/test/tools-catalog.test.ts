@@ -9,7 +9,7 @@ import { publishedInput } from '../src/tools/versions.js';
 import { bodyAjv } from '../src/validation/validator.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const readme = readFileSync(`${root}README.md`, 'utf8');
+const toolsGuide = readFileSync(`${root}docs/guides/tools.md`, 'utf8');
 
 describe('tool catalog', () => {
   it('has the 45 tools of the specification, each named for its provider', () => {
@@ -66,9 +66,9 @@ describe('tool catalog', () => {
     }
   });
 
-  it('is listed completely in the README and in docs/tools', () => {
+  it('is listed completely in the tools guide and in docs/tools', () => {
     for (const tool of TOOLS) {
-      expect(readme, tool.name).toContain(`\`${tool.name}\``);
+      expect(toolsGuide, tool.name).toContain(`\`${tool.name}\``);
       const family = tool.name.split('_')[0]!;
       const page = readFileSync(`${root}docs/tools/${family === 'notes' ? 'notes' : family}.md`, 'utf8');
       expect(page, tool.name).toContain(`### ${tool.name}`);
