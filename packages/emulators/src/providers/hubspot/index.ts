@@ -1,6 +1,7 @@
 import type { FastifyError } from 'fastify';
 import type { EmulatorModule } from '../../core/types.js';
 import { sendHubSpotError } from './errors.js';
+import { registerFileRoutes } from './file-routes.js';
 import { sendHubSpotAuthError } from './http.js';
 import { hubspotOAuthProfile, registerTokenInfoRoutes } from './oauth.js';
 import { registerObjectRoutes } from './objects.js';
@@ -43,6 +44,7 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
       registerPropertyRoutes(scope, ctx, getState);
       registerSearchRoute(scope, ctx, getState);
       registerObjectRoutes(scope, ctx, getState);
+      registerFileRoutes(scope, ctx, getState);
     });
   },
   sendAuthError(reply, reason) {

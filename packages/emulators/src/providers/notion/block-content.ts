@@ -1,4 +1,5 @@
 import { shapeError, validationError } from './errors.js';
+import { parseId } from './ids.js';
 import type { BlockContent } from './model.js';
 import { isColor, isRecord, type MentionResolver, parseRichText } from './rich-text.js';
 
@@ -74,6 +75,36 @@ function caption(raw: unknown, path: string, resolve?: MentionResolver) {
 }
 
 /**
+ * A media block's file: a link (`external`) or an upload made with the File Upload API
+ * (`file_upload`), kept by id so reads can sign a fresh link to its bytes.
+ */
+function parseMedia(
+  raw: Record<string, unknown>,
+  at: string,
+  resolve: MentionResolver | undefined,
+  previous: BlockContent | undefined,
+): BlockContent {
+  const captionValue =
+    raw.caption === undefined ? (previous?.caption ?? []) : caption(raw.caption, `${at}.caption`, resolve);
+  if (raw.type === 'file_upload' || raw.file_upload !== undefined) {
+    const id = isRecord(raw.file_upload) ? parseId(raw.file_upload.id) : null;
+    if (!id) throw shapeError('body', `${at}.file_upload.id`, 'a valid uuid', raw.file_upload);
+    return { caption: captionValue, type: 'file_upload', file_upload: { id } };
+  }
+  if (raw.external === undefined && previous) return { ...previous, caption: captionValue };
+  const external = raw.external;
+  if (!isRecord(external) || typeof external.url !== 'string') {
+    throw shapeError(
+      'body',
+      `${at}.external.url`,
+      'a string (or give `file_upload: { id }` for a file sent with the File Upload API)',
+      raw.external,
+    );
+  }
+  return { caption: captionValue, type: 'external', external: { url: external.url } };
+}
+
+/**
  * Parses a block's type payload. With `previous`, fields left out keep their value (a PATCH);
  * without it, required fields must be present (a create).
  */
@@ -121,23 +152,7 @@ export function parseBlockContent(
     }
     return content;
   }
-  if (MEDIA_BLOCKS.has(type)) {
-    const external = raw.external ?? keep<unknown>('external', undefined);
-    if (!isRecord(external) || typeof external.url !== 'string') {
-      throw shapeError(
-        'body',
-        `${at}.external.url`,
-        'a string (only external files are emulated)',
-        raw.external,
-      );
-    }
-    return {
-      caption:
-        raw.caption === undefined ? keep('caption', []) : caption(raw.caption, `${at}.caption`, resolve),
-      type: 'external',
-      external: { url: external.url },
-    };
-  }
+  if (MEDIA_BLOCKS.has(type)) return parseMedia(raw, at, resolve, previous);
   switch (type) {
     case 'code': {
       const language = raw.language ?? keep<unknown>('language', undefined);

@@ -7,6 +7,7 @@ import { registerBlockRoutes } from './routes/blocks.js';
 import { registerCommentRoutes } from './routes/comments.js';
 import { registerDataSourceRoutes } from './routes/data-sources.js';
 import { registerDatabaseRoutes } from './routes/databases.js';
+import { registerFileUploadRoutes } from './routes/file-uploads.js';
 import { registerPageRoutes } from './routes/pages.js';
 import { registerSearchRoutes } from './routes/search.js';
 import { registerUserRoutes } from './routes/users.js';
@@ -54,6 +55,7 @@ export const notionEmulator: EmulatorModule<NotionState> = {
     registerDatabaseRoutes(app, ctx, getState);
     registerDataSourceRoutes(app, ctx, getState);
     registerCommentRoutes(app, ctx, getState);
+    registerFileUploadRoutes(app, ctx, getState);
   },
   sendAuthError(reply) {
     return sendUnauthorized(reply);

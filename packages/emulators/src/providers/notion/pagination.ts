@@ -45,7 +45,8 @@ export type ListType =
   | 'page_or_data_source'
   | 'user'
   | 'comment'
-  | 'property_item';
+  | 'property_item'
+  | 'file_upload';
 
 export function listBody<T>(
   page: Page<T>,

@@ -1,4 +1,5 @@
 import { shapeError, validationError } from './errors.js';
+import { claimPropertyUpload, renderMediaContent } from './files.js';
 import { dataSourceIdFor, parseId, propertyId, stableId } from './ids.js';
 import type { PageRecord, PropertySchema, PropertyValue, SelectOption, Workspace } from './model.js';
 import { isColor, isRecord, parseRichText, type RichText } from './rich-text.js';
@@ -391,17 +392,27 @@ export function parsePropertyValue(
       return parseNullableString(value, at);
     case 'files': {
       if (!Array.isArray(value)) throw shapeError('body', at, 'an array', value);
-      return value.map((item, index) => {
-        if (!isRecord(item) || !isRecord(item.external) || typeof item.external.url !== 'string') {
-          throw shapeError('body', `${at}[${index}]`, 'an external file `{name, external: {url}}`', item);
-        }
-        const name = typeof item.name === 'string' ? item.name : item.external.url;
-        return { name, type: 'external', external: { url: item.external.url } };
-      });
+      return value.map((item, index) => parseFileEntry(ws, item, `${at}[${index}]`));
     }
     default:
       throw validationError(`${schema.name} is a ${schema.type} property, which the emulator cannot set.`);
   }
+}
+
+/** One entry of a `files` value: a link, or an upload made with the File Upload API. */
+function parseFileEntry(ws: Workspace, item: unknown, at: string): Record<string, unknown> {
+  if (isRecord(item) && (item.type === 'file_upload' || item.file_upload !== undefined)) {
+    const id = isRecord(item.file_upload) ? parseId(item.file_upload.id) : null;
+    if (!id) throw shapeError('body', `${at}.file_upload.id`, 'a valid uuid', item.file_upload);
+    const upload = claimPropertyUpload(ws, id);
+    const name = typeof item.name === 'string' ? item.name : (upload.filename ?? 'file');
+    return { name, type: 'file_upload', file_upload: { id } };
+  }
+  if (!isRecord(item) || !isRecord(item.external) || typeof item.external.url !== 'string') {
+    throw shapeError('body', at, 'an external file `{name, external: {url}}` or `{file_upload: {id}}`', item);
+  }
+  const name = typeof item.name === 'string' ? item.name : item.external.url;
+  return { name, type: 'external', external: { url: item.external.url } };
 }
 
 function userObject(ws: Workspace, id: string): Record<string, unknown> {
@@ -439,6 +450,8 @@ export function renderValue(ws: Workspace, page: PageRecord, schema: PropertySch
       return (stored as string[]).map((id) => userObject(ws, id));
     case 'relation':
       return (stored as string[]).map((id) => ({ id }));
+    case 'files':
+      return (stored as Record<string, unknown>[]).map((entry) => renderMediaContent(ws, entry));
     default:
       return stored;
   }

@@ -1,3 +1,4 @@
+import { renderMediaContent } from './files.js';
 import { compactId, dataSourceIdFor } from './ids.js';
 import type { BlockRecord, CommentRecord, DatabaseRecord, PageRecord, Parent, Workspace } from './model.js';
 import { renderPropertyEntry, renderSchemaProperty } from './properties.js';
@@ -209,7 +210,7 @@ function blockEnvelope(
     archived: record.inTrash,
     in_trash: record.inTrash,
     type,
-    [type]: content,
+    [type]: renderMediaContent(ws, content),
   };
 }
 

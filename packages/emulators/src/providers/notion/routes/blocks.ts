@@ -3,6 +3,7 @@ import type { ProviderContext } from '../../../core/types.js';
 import { type NotionCall, notionRoute } from '../api.js';
 import { blockTypeKeys, parseBlockContent, parseBlockRequests } from '../block-content.js';
 import { notFound, shapeError, validationError } from '../errors.js';
+import { claimUploads } from '../files.js';
 import { parseId } from '../ids.js';
 import type { NotionState, Workspace } from '../model.js';
 import { listBody, paginate, parsePageSize } from '../pagination.js';
@@ -86,7 +87,9 @@ function updateBlock({ ws, params, body, botId, now }: NotionCall): Record<strin
     if (payload.children !== undefined)
       throw shapeError('body', `${actualType}.children`, 'not present', payload.children);
     if (block) {
-      block.content = parseBlockContent(actualType, payload, actualType, mentionResolver(ws), block.content);
+      const content = parseBlockContent(actualType, payload, actualType, mentionResolver(ws), block.content);
+      claimUploads(ws, content, now);
+      block.content = content;
     } else if (page && payload.title !== undefined) {
       if (typeof payload.title !== 'string')
         throw shapeError('body', 'child_page.title', 'a string', payload.title);
@@ -108,6 +111,7 @@ function appendChildren({ ws, params, body, botId, now }: NotionCall): Record<st
   }
   if (body.children === undefined) throw shapeError('body', 'children', 'defined', undefined);
   const requests = parseBlockRequests(body.children, 'children', mentionResolver(ws));
+  claimUploads(ws, requests, now);
   const siblings = childIdsOf(ws, id);
   let index = siblings.length;
   if (body.after !== undefined) {

@@ -3,6 +3,7 @@ import type { ProviderContext } from '../../../core/types.js';
 import { type NotionCall, notionRoute } from '../api.js';
 import { parseBlockRequests } from '../block-content.js';
 import { NotionApiError, shapeError, validationError } from '../errors.js';
+import { claimUploads } from '../files.js';
 import { newId, parseId } from '../ids.js';
 import type {
   Cover,
@@ -142,6 +143,7 @@ function createPage(call: NotionCall): Record<string, unknown> {
   applyProperties(ws, schemas, body.properties, values);
   const children =
     body.children === undefined ? [] : parseBlockRequests(body.children, 'children', mentionResolver(ws));
+  claimUploads(ws, children, now);
   const page: PageRecord = {
     id: newId(),
     parent,
