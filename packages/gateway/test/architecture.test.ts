@@ -26,7 +26,7 @@ const LAYERS: Record<string, string[]> = {
     'webhooks',
     'events',
   ],
-  infrastructure: ['oauth', 'upstream', 'store', 'secrets', 'logging', 'metrics'],
+  infrastructure: ['oauth', 'upstream', 'governor', 'store', 'secrets', 'logging', 'metrics'],
   catalog: ['providers'],
   // Below the catalog: provider definitions are validated with the same JSON Schema checks.
   checks: ['validation'],

@@ -462,7 +462,9 @@ describe.each(BACKENDS)('proxy on $name', (backend) => {
         body: { status: 'error', message: 'You have reached your secondly limit.', errorType: 'RATE_LIMIT' },
         times: 5,
       });
-      const limited = await proxy('hubspot', '/crm/v3/owners/');
+      // An account of its own: the rate governor pauses its calls for as long as the provider said.
+      await sandboxAccount(t, { provider: 'hubspot', identifier: 'rate-limited', connection: conn.hubspot! });
+      const limited = await proxy('hubspot', '/crm/v3/owners/', { headers: { identifier: 'rate-limited' } });
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after')).toBe('120');
       expect(await limited.json()).toMatchObject({ errorType: 'RATE_LIMIT' });

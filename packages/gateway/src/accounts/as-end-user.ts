@@ -1,3 +1,4 @@
+import type { RateGovernor } from '../governor/governor.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import { credentialPlacement, withQueryCredential } from '../providers/credential.js';
 import {
@@ -12,7 +13,9 @@ import type { AccountTokens, Credential } from './account-tokens.js';
 export interface EndUserDeps {
   accountTokens: AccountTokens;
   http: UpstreamHttp;
-  metrics?: GatewayMetrics;
+  metrics?: GatewayMetrics | undefined;
+  /** Keeps calls under the provider's rate limits (absent: calls go as they come). */
+  governor?: RateGovernor | undefined;
 }
 
 /** A request to a provider before any credential is on it; headers as a flat name/value list. */
@@ -39,9 +42,14 @@ export async function sendAsEndUser(
   credential: Credential,
   build: (credential: Credential) => EndUserRequest,
 ): Promise<EndUserResponse> {
+  const turn = deps.governor?.acquire(credential);
+  if (turn) await turn;
   let request = build(credential);
   let response = await deps.http.send(withCredential(request, credential));
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
+  if (response.statusCode === 429 && deps.governor) {
+    response = await afterTooManyRequests(deps, deps.governor, credential, request, response, build);
+  }
   if (response.statusCode !== 401) return { response, credential };
   if (!isReplayable(request.body)) {
     try {
@@ -58,6 +66,52 @@ export async function sendAsEndUser(
   response = await deps.http.send(withCredential(request, credential));
   deps.metrics?.upstreamResponse(credential.provider.key, response.statusCode);
   return { response, credential };
+}
+
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+
+/**
+ * A 429 slows the account's calls down (the governor pauses them as the provider asked). A request
+ * that can be sent again without harm, to a provider whose limits the governor keeps, is sent once
+ * more when its turn comes, if that is soon (half the wait a call is allowed); otherwise the 429 is
+ * the answer.
+ */
+async function afterTooManyRequests(
+  deps: EndUserDeps,
+  governor: RateGovernor,
+  credential: Credential,
+  request: EndUserRequest,
+  response: UpstreamResponse,
+  build: (credential: Credential) => EndUserRequest,
+): Promise<UpstreamResponse> {
+  const pauseMs = retryAfterMs(response.headers);
+  governor.slowDown(credential.accountId, pauseMs);
+  if (
+    !IDEMPOTENT.has(request.method.toUpperCase()) ||
+    !isReplayable(request.body) ||
+    credential.provider.api.rateLimits.length === 0 ||
+    // A long pause is the caller's to wait out: the 429 goes back with its Retry-After.
+    Math.max(pauseMs ?? 0, governor.delayMs(credential)) > governor.maxWaitMs / 2
+  ) {
+    return response;
+  }
+  discard(response.body);
+  const turn = governor.acquire(credential);
+  if (turn) await turn;
+  const again = await deps.http.send(withCredential(build(credential), credential));
+  deps.metrics?.upstreamResponse(credential.provider.key, again.statusCode);
+  if (again.statusCode === 429) governor.slowDown(credential.accountId, retryAfterMs(again.headers));
+  return again;
+}
+
+/** How long a 429 asks to wait: Retry-After in seconds or as a date; undefined when it does not say. */
+function retryAfterMs(headers: UpstreamResponse['headers']): number | undefined {
+  const value = headers['retry-after'];
+  if (typeof value !== 'string') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Problem } from '../errors/problem.js';
 import { upstreamProblem } from '../upstream/errors.js';
-import { readBody, type UpstreamHttp } from '../upstream/http.js';
-import type { AccountTokens, Credential } from './account-tokens.js';
-import { sendAsEndUser } from './as-end-user.js';
+import { readBody } from '../upstream/http.js';
+import type { Credential } from './account-tokens.js';
+import { type EndUserDeps, sendAsEndUser } from './as-end-user.js';
 
 export interface ProviderRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -29,8 +29,7 @@ export class ProviderClient {
 
   constructor(
     private credential: Credential,
-    private readonly accountTokens: AccountTokens,
-    private readonly http: UpstreamHttp,
+    private readonly deps: EndUserDeps,
     private readonly extraHeaders: Record<string, string> = {},
   ) {}
 
@@ -39,10 +38,8 @@ export class ProviderClient {
   }
 
   async request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>> {
-    const exchange = await sendAsEndUser(
-      { accountTokens: this.accountTokens, http: this.http },
-      this.credential,
-      (credential) => this.upstreamRequest(credential, req),
+    const exchange = await sendAsEndUser(this.deps, this.credential, (credential) =>
+      this.upstreamRequest(credential, req),
     );
     this.credential = exchange.credential;
     const { response } = exchange;

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { compileDefinition } from './definition.js';
 import type { ProviderDefinition, ProviderKey } from './types.js';
 
-export type { OAuthFacts, ProviderDefinition, ProviderKey } from './types.js';
+export type { OAuthFacts, ProviderDefinition, ProviderKey, RateLimit } from './types.js';
 
 /** Where the built-in definitions live: one JSON file per provider, beside their schema. */
 export const BUILT_IN_DIR = new URL('../../providers/', import.meta.url);

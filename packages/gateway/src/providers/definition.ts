@@ -28,6 +28,7 @@ export interface DefinitionJson {
     default_headers?: Record<string, string>;
     version_header?: string;
     path_rewrites?: ProviderDefinition['api']['pathRewrites'];
+    rate_limits?: Array<{ requests: number; per_seconds: number; scope: 'account' | 'connection' }>;
     errors?: {
       message?: string[];
       rate_limited?: Array<{ path: string; equals: unknown[] }>;
@@ -166,6 +167,11 @@ function build(json: DefinitionJson, source: Record<string, unknown>, builtIn: b
       ),
       pathRewrites: api.path_rewrites ?? [],
       ...(api.version_header ? { versionHeader: api.version_header.toLowerCase() } : {}),
+      rateLimits: (api.rate_limits ?? []).map((l) => ({
+        requests: l.requests,
+        perSeconds: l.per_seconds,
+        scope: l.scope,
+      })),
       describeError: errorReader(api.errors ?? {}),
     },
     parameters: json.parameters ?? [],

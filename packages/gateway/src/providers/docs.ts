@@ -145,6 +145,10 @@ export function providerPage(p: ProviderDefinition): string {
     out.push(
       `${code(r.from)} is sent as ${code(r.to)}${r.exact ? ' (that exact path)' : ''}${r.query ? ` with ${code(new URLSearchParams(r.query).toString())}` : ''}.`,
     );
+  for (const l of p.api.rateLimits)
+    out.push(
+      `Portico's rate governor keeps calls under ${l.requests} requests per ${l.perSeconds} s per ${l.scope === 'account' ? 'end-user account' : 'connection'} (the provider's documented limit); calls over it wait their turn.`,
+    );
   out.push('');
   out.push(
     '```bash',

@@ -33,6 +33,8 @@ export interface ProviderDefinition {
     pathRewrites: PathRewrite[];
     /** Header that carries the caller's `upstream_version` (Notion-Version), where the provider has one. */
     versionHeader?: string;
+    /** The provider's documented request limits, kept by the rate governor. */
+    rateLimits: RateLimit[];
     /** Reads the provider's own error body: its message, and whether it means "slow down". */
     describeError(status: number, body: unknown): ProviderErrorDescription;
   };
@@ -47,6 +49,13 @@ export interface ProviderDefinition {
 }
 
 export type AuthKind = 'oauth2' | 'api_key' | 'basic';
+
+/** `requests` in any window of `perSeconds`, shared by one account's calls or all of a connection's. */
+export interface RateLimit {
+  requests: number;
+  perSeconds: number;
+  scope: 'account' | 'connection';
+}
 
 export interface OAuthFacts {
   authorizeUrl: string;

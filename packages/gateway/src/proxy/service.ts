@@ -1,6 +1,7 @@
 import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { sendAsEndUser } from '../accounts/as-end-user.js';
 import { Problem } from '../errors/problem.js';
+import type { RateGovernor } from '../governor/governor.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { RequestBody, UpstreamHttp, UpstreamResponse } from '../upstream/http.js';
 import { type LinkBases, rewriteLinks, upstreamBases } from './links.js';
@@ -46,6 +47,7 @@ export interface ProxyDeps {
   accountTokens: AccountTokens;
   http: UpstreamHttp;
   metrics?: GatewayMetrics;
+  governor?: RateGovernor;
   /** Where callers reach the proxy (`{public URL}/proxy`): the provider's links are turned back to it. */
   proxyBase: string;
 }

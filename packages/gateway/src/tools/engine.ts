@@ -4,6 +4,7 @@ import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { ProviderClient } from '../accounts/provider-client.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
+import type { RateGovernor } from '../governor/governor.js';
 import { getProvider } from '../providers/catalog.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
@@ -81,6 +82,7 @@ export interface ToolEngineDeps {
   http: UpstreamHttp;
   tools: AnyTool[];
   guard?: ToolGuard;
+  governor?: RateGovernor;
 }
 
 interface CompiledTool {
@@ -227,8 +229,7 @@ export class ToolEngine {
       });
       client = new ProviderClient(
         credential,
-        this.deps.accountTokens,
-        this.deps.http,
+        { accountTokens: this.deps.accountTokens, http: this.deps.http, governor: this.deps.governor },
         versions.upstream_version && provider.api.versionHeader
           ? { [provider.api.versionHeader]: versions.upstream_version }
           : {},

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenRecord, AuthFailure, ProviderContext } from '../../core/types.js';
 import { AUTH_NOT_FOUND_MESSAGE, expiredAgo, sendHubSpotError } from './errors.js';
+import { withinRateLimit } from './rate-limit.js';
 import type { HubSpotState, Portal } from './store.js';
 
 export type GetState = () => HubSpotState;
@@ -49,6 +50,7 @@ export function authenticateCaller(
     sendHubSpotAuthError(reply, 'unknown');
     return undefined;
   }
+  if (!withinRateLimit(portal, reply, ctx.clock())) return undefined;
   return { portal, token: result.token };
 }
 

@@ -303,6 +303,8 @@ export function seedPortal(user: EmulatedUser, index: number): Portal {
     user,
     hubId: identity.hubId,
     hubDomain: identity.hubDomain,
+    recentCalls: [],
+    rateLimited: 0,
     owners: [],
     objects: { companies: new Map(), contacts: new Map(), deals: new Map() },
     nextId: portalNumber * 100_000 + 1,

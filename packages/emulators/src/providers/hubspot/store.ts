@@ -35,6 +35,10 @@ export interface Owner {
 export interface Portal {
   user: EmulatedUser;
   hubId: number;
+  /** When the requests of the last 10 seconds arrived (rate-limit.ts). */
+  recentCalls: number[];
+  /** Requests answered 429 so far (for tests and the sandbox's operators). */
+  rateLimited: number;
   hubDomain: string;
   owners: Owner[];
   objects: Record<ObjectTypeName, Map<string, CrmRecord>>;
