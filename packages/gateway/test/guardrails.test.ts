@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalRequiredError, Portico } from '../../sdk/src/index.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -249,5 +252,43 @@ describe.each(BACKENDS)('guardrails: policies and approvals on $name', (backend)
     expect((await portico.approvals.get(approval.id)).status).toBe('used');
     await portico.policies.delete('sdk-approvals');
     expect((await portico.policies.list()).map((p) => p.name)).not.toContain('sdk-approvals');
+  });
+
+  it('over MCP: the held call answers approval_required, and portico_run_approved runs it once approved', async () => {
+    await policy({ name: 'mcp-holds-creates', identifier: OTHER, approval_tools: ['calendar_create_event'] });
+    const client = new Client({ name: 'guardrails-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${await t.token()}`, identifier: OTHER } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('portico_run_approved');
+      const input = { summary: 'Held over MCP', start_datetime: '2031-05-01T09:00:00Z' };
+      const held = (await client.callTool({
+        name: 'calendar_create_event',
+        arguments: input,
+      })) as CallToolResult;
+      expect(held.isError).toBe(true);
+      const problem = JSON.parse((held.content[0] as { text: string }).text) as Record<string, string>;
+      expect(problem.code).toBe('approval_required');
+      const run = () =>
+        client.callTool({
+          name: 'portico_run_approved',
+          arguments: { approval_id: problem.approval_id, tool_name: 'calendar_create_event' },
+        }) as Promise<CallToolResult>;
+      const early = await run();
+      expect(JSON.parse((early.content[0] as { text: string }).text).code).toBe('approval_pending');
+      await api(`/api/v1/approvals/${problem.approval_id}/approve`, { method: 'POST', json: {} });
+      const ran = await run();
+      expect(ran.isError).toBeFalsy();
+      expect((ran.structuredContent as { summary: string }).summary).toBe('Held over MCP');
+      const approval = await api(`/api/v1/approvals/${problem.approval_id}`);
+      expect(approval.body).toMatchObject({ status: 'used', requested_by: `mcp:${OTHER}` });
+    } finally {
+      await client.close();
+      await api('/api/v1/policies/mcp-holds-creates', { method: 'DELETE' });
+    }
   });
 });

@@ -420,6 +420,7 @@ describe.each(BACKENDS)('MCP OAuth ($name)', (backend) => {
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual([
       'notes_user_list',
       'portico_authorize',
+      'portico_run_approved',
     ]);
   });
 

@@ -49,7 +49,7 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
 
   const text = (result: CallToolResult) => (result.content[0] as { text: string }).text;
 
-  it("lists the tools of the user's connected providers, annotated, plus portico_authorize", async () => {
+  it("lists the tools of the user's connected providers, annotated, plus portico_authorize and portico_run_approved", async () => {
     const client = await asGateway(ADA);
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
@@ -161,7 +161,11 @@ describe.each(BACKENDS)('MCP server ($name)', (backend) => {
     expect(minted.url).toBe(`${t.url}/mcp`);
     const client = await connect({ authorization: `Bearer ${minted.token}` });
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['notes_user_list', 'portico_authorize']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'notes_user_list',
+      'portico_authorize',
+      'portico_run_approved',
+    ]);
     const ok = (await client.callTool({ name: 'notes_user_list', arguments: {} })) as CallToolResult;
     expect(ok.isError).toBeFalsy();
     const outside = (await client.callTool({ name: 'notes_page_create', arguments: {} })) as CallToolResult;

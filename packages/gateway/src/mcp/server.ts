@@ -14,10 +14,12 @@ import type { ConnectionService } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider, getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
-import type { ToolEngine } from '../tools/engine.js';
+import type { ExecuteRequest, ToolEngine } from '../tools/engine.js';
 
 /** The one tool that is not a provider tool: it lets an agent ask its user to connect an account. */
 export const AUTHORIZE_TOOL = 'portico_authorize';
+/** Runs a call a policy held, once a person approved it (the MCP form of `approval_id`). */
+export const RUN_APPROVED_TOOL = 'portico_run_approved';
 
 export interface McpServerDeps {
   engine: ToolEngine;
@@ -38,7 +40,7 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
     { name: 'portico', version: deps.version },
     {
       capabilities: { tools: {} },
-      instructions: `Tools act in third-party apps as the end user "${scope.identifier}". If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link.`,
+      instructions: `Tools act in third-party apps as the end user "${scope.identifier}". If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
     },
   );
   const view = new ScopeView(deps, scope);
@@ -50,20 +52,19 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
       .list()
       .filter((t) => providers.has(t.provider) && view.allowsTool(t.name))
       .map((t) => deps.engine.describe(t.name, 'mcp') as unknown as Tool);
-    return { tools: [...tools, authorizeTool(await view.connections())] };
+    return { tools: [...tools, authorizeTool(await view.connections()), RUN_APPROVED] };
   });
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     try {
       if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
-      const connectionName = await view.connectionFor(name);
-      const result = await deps.engine.execute(scope.environmentId, {
-        tool_name: name,
-        identifier: scope.identifier,
-        tool_input: args,
-        ...(connectionName ? { connection_name: connectionName } : {}),
-      });
+      const caller = { id: `mcp:${scope.identifier}` };
+      const call =
+        name === RUN_APPROVED_TOOL
+          ? approvedCall(view, scope.identifier, args)
+          : await toolCall(view, scope.identifier, name, args);
+      const result = await deps.engine.execute(scope.environmentId, call, caller);
       return {
         content: [{ type: 'text', text: JSON.stringify(result.data) }],
         structuredContent: { ...result.data, execution_id: result.execution_id },
@@ -85,6 +86,53 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
 function problemText(problem: Problem, requestId: string): string {
   const { type: _type, title: _title, status: _status, ...body } = problem.toBody(requestId);
   return JSON.stringify(body);
+}
+
+const RUN_APPROVED: Tool = {
+  name: RUN_APPROVED_TOOL,
+  description:
+    'Run a call that answered approval_required, once a person has approved it: it runs exactly the approved input, once. Until then it answers approval_pending; a denied or expired approval never runs.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      approval_id: { type: 'string', description: 'The approval_id the held call answered with.' },
+      tool_name: { type: 'string', description: 'The tool the held call named.' },
+    },
+    required: ['approval_id', 'tool_name'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+};
+
+async function toolCall(
+  view: ScopeView,
+  identifier: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ExecuteRequest> {
+  const connectionName = await view.connectionFor(name);
+  return {
+    tool_name: name,
+    identifier,
+    tool_input: args,
+    ...(connectionName ? { connection_name: connectionName } : {}),
+  };
+}
+
+function approvedCall(view: ScopeView, identifier: string, args: Record<string, unknown>): ExecuteRequest {
+  const { approval_id: approvalId, tool_name: toolName } = args;
+  if (typeof approvalId !== 'string' || typeof toolName !== 'string' || !view.allowsTool(toolName)) {
+    throw new Problem(
+      'invalid_input',
+      `${RUN_APPROVED_TOOL} takes {"approval_id": "apr_…", "tool_name": "<a tool this token may call>"}.`,
+      {
+        errors: [
+          { path: '/approval_id', message: 'must be the approval_id of a held call, with its tool_name' },
+        ],
+      },
+    );
+  }
+  return { tool_name: toolName, identifier, approval_id: approvalId };
 }
 
 function authorizeTool(connections: ConnectionRow[]): Tool {
