@@ -15,6 +15,8 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Direct connection for LISTEN when DATABASE_URL goes through a pooler (DATABASE_LISTEN_URL). */
+  databaseListenUrl: string | undefined;
   /** How often the PostgreSQL notification listener proves its connection alive, and how long it may take. */
   databaseHeartbeat: HeartbeatOptions;
   masterKeys: string | undefined;
@@ -47,6 +49,10 @@ export interface Config {
   authRequestTtlSeconds: number;
   /** How long recorded events are kept (PORTICO_EVENT_RETENTION_DAYS). */
   eventRetentionDays: number;
+  /** How long execution records are kept (PORTICO_EXECUTION_RETENTION_DAYS); 0 keeps them forever. */
+  executionRetentionDays: number;
+  /** Most end-user credentials one process holds in memory (PORTICO_CREDENTIAL_CACHE_SIZE). */
+  credentialCacheSize: number;
   /** MCP OAuth: client ID metadata documents may be fetched over http and from private addresses. */
   mcpClientMetadataAllowPrivate: boolean;
   webhooks: {
@@ -88,6 +94,8 @@ export const CONFIG_VARIABLES = {
   PORTICO_PUBLIC_URL: 'URL where applications and browsers reach Portico. Default http://localhost:8080.',
   PORTICO_DATA_DIR: 'Directory of the embedded database and generated key. Default ./.portico.',
   DATABASE_URL: 'postgres:// URL; when set, PostgreSQL is used instead of the embedded database.',
+  DATABASE_LISTEN_URL:
+    'postgres:// URL of a direct connection (not through PgBouncer in transaction mode) for the LISTEN that keeps replicas in step. Default: DATABASE_URL.',
   PORTICO_DB_HEARTBEAT_INTERVAL_MS:
     'How often each replica proves its PostgreSQL notification connection alive (100–60000). Default 2000.',
   PORTICO_DB_HEARTBEAT_TIMEOUT_MS:
@@ -124,6 +132,10 @@ export const CONFIG_VARIABLES = {
   PORTICO_UPSTREAM_RETRY_AFTER_CAP_MS:
     'Longest Retry-After the gateway waits out itself; longer ones go back to the caller. Default 10000.',
   PORTICO_EVENT_RETENTION_DAYS: 'Days recorded events are kept (1–3650). Default 30.',
+  PORTICO_CREDENTIAL_CACHE_SIZE:
+    'Most end-user credentials one process keeps in memory (1–10000000); the least recently used are dropped and read again on their next call. Default 100000.',
+  PORTICO_EXECUTION_RETENTION_DAYS:
+    'Days tool execution records are kept (0–3650; 0 keeps them forever). Older ones are removed in small paced batches. Default 30.',
   PORTICO_WEBHOOK_ALLOW_PRIVATE:
     'true or false: allow webhook URLs on http and on loopback, private or link-local addresses (local development). Default false.',
   PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE:
@@ -207,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 
   const eventRetentionDays = int('PORTICO_EVENT_RETENTION_DAYS', 30, 1, 3650);
+  const executionRetentionDays = int('PORTICO_EXECUTION_RETENTION_DAYS', 30, 0, 3650);
+  const credentialCacheSize = int('PORTICO_CREDENTIAL_CACHE_SIZE', 100_000, 1, 10_000_000);
   const allowPrivateRaw = (env.PORTICO_WEBHOOK_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
     problems.push(
@@ -289,6 +303,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
 
+  const databaseListenUrl = env.DATABASE_LISTEN_URL?.trim() || undefined;
+  if (databaseListenUrl) {
+    let valid = false;
+    try {
+      valid = ['postgres:', 'postgresql:'].includes(new URL(databaseListenUrl).protocol);
+    } catch {}
+    if (!valid || !databaseUrl) {
+      problems.push(
+        valid
+          ? 'DATABASE_LISTEN_URL is set without DATABASE_URL; set DATABASE_URL too, or unset DATABASE_LISTEN_URL.'
+          : 'DATABASE_LISTEN_URL is not a postgres:// or postgresql:// URL; give the direct address of the database.',
+      );
+    }
+  }
+
   const databaseHeartbeat = {
     intervalMs: int('PORTICO_DB_HEARTBEAT_INTERVAL_MS', DEFAULT_HEARTBEAT.intervalMs, 100, 60_000),
     timeoutMs: int('PORTICO_DB_HEARTBEAT_TIMEOUT_MS', DEFAULT_HEARTBEAT.timeoutMs, 100, 60_000),
@@ -321,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl,
     dataDir: path.resolve(env.PORTICO_DATA_DIR?.trim() || '.portico'),
     databaseUrl,
+    databaseListenUrl,
     databaseHeartbeat,
     masterKeys,
     logLevel,
@@ -338,6 +368,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redirectUrlAllowlist,
     authRequestTtlSeconds,
     eventRetentionDays,
+    executionRetentionDays,
+    credentialCacheSize,
     mcpClientMetadataAllowPrivate,
     webhooks,
     tls,

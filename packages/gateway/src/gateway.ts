@@ -110,6 +110,7 @@ export async function openStore(config: Config, schema?: string, logger?: Logger
   if (config.databaseUrl) {
     return openDatabase({
       url: config.databaseUrl,
+      listenUrl: config.databaseListenUrl,
       heartbeat: config.databaseHeartbeat,
       logger,
       ...(schema ? { schema } : {}),
@@ -220,6 +221,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         return { link, expires_at };
       },
       metrics,
+      cacheSize: config.credentialCacheSize,
     });
     const branding = new BrandingService(db);
     const authorization = new AuthorizationService({
@@ -253,6 +255,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       db,
       logger,
       Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
+      config.executionRetentionDays,
     );
     // Keeps calls under the providers' documented limits; replicas share each limit (replicas.ts).
     let presence: ReplicaPresence | undefined;
@@ -341,6 +344,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const pruning = setInterval(() => {
       void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed'));
       void events.prune().catch((err: unknown) => logger.warn({ err }, 'event pruning failed'));
+      void executions.prune().catch((err: unknown) => logger.warn({ err }, 'execution pruning failed'));
       void guardrails.expireDue().catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
       void guardrails.pruneUsage().catch((err: unknown) => logger.warn({ err }, 'budget pruning failed'));
       void authorization

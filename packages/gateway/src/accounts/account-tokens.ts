@@ -85,7 +85,12 @@ export interface AccountTokensDeps {
   authorizationLink(accountId: string, tx: Queryable): Promise<{ link: string; expires_at: string }>;
   clock?: () => number;
   metrics?: GatewayMetrics;
+  /** Most credentials held in memory (PORTICO_CREDENTIAL_CACHE_SIZE); the least recently used go first. */
+  cacheSize?: number;
 }
+
+/** About 1 KB per credential: 100,000 hold a replica's working set in roughly 100 MB at most. */
+export const DEFAULT_CREDENTIAL_CACHE_SIZE = 100_000;
 
 type RefreshOutcome = { ok: true; credential: Credential } | { ok: false; account: AccountRow };
 
@@ -117,6 +122,11 @@ const REFRESH_LEASE_MS = 30_000;
  *   before it is used, so a rotated refresh token is never lost.
  */
 export class AccountTokens {
+  /**
+   * The credential cache, least recently used first (a Map keeps insertion order, and a hit moves
+   * its entry to the end), bounded by `cacheSize`: memory stays flat whatever the number of
+   * accounts, and an evicted account costs one read on its next call.
+   */
   private readonly byAccount = new Map<string, { credential: Credential; until: number }>();
   private readonly byRef = new Map<string, string>();
   /** Identifier + provider → its one active account, for tools called without connection_name. */
@@ -128,9 +138,12 @@ export class AccountTokens {
   private readonly lastUsed = new Map<string, number>();
   private readonly flushTimer: NodeJS.Timeout;
   private readonly clock: () => number;
+  private readonly cacheSize: number;
 
   constructor(private readonly deps: AccountTokensDeps) {
     this.clock = deps.clock ?? Date.now;
+    this.cacheSize = Math.max(1, deps.cacheSize ?? DEFAULT_CREDENTIAL_CACHE_SIZE);
+    deps.metrics?.watchCredentialCache(() => this.byAccount.size);
     this.flushTimer = setInterval(() => void this.flushLastUsed(), LAST_USED_FLUSH_MS);
     this.flushTimer.unref();
   }
@@ -334,7 +347,10 @@ export class AccountTokens {
   private forget(accountId: string): void {
     const credential = this.byAccount.get(accountId)?.credential;
     this.byAccount.delete(accountId);
-    if (credential) this.byRef.delete(refKey(credential));
+    if (!credential) return;
+    // The same connection and identifier may point to another account since (re-created).
+    const key = refKey(credential);
+    if (this.byRef.get(key) === accountId) this.byRef.delete(key);
   }
 
   /** The cached credential when it is far enough from expiry; records the use. */
@@ -353,6 +369,9 @@ export class AccountTokens {
       return undefined;
     }
     this.deps.metrics?.credentialLookup(true);
+    // Most recently used now: to the end of the eviction order.
+    this.byAccount.delete(accountId);
+    this.byAccount.set(accountId, cached);
     this.lastUsed.set(accountId, this.clock());
     return credential;
   }
@@ -386,8 +405,16 @@ export class AccountTokens {
   }
 
   private remember(credential: Credential): Credential {
+    this.byAccount.delete(credential.accountId);
     this.byAccount.set(credential.accountId, { credential, until: this.clock() + CACHE_TTL_MS });
     this.byRef.set(refKey(credential), credential.accountId);
+    while (this.byAccount.size > this.cacheSize) {
+      const oldest = this.byAccount.keys().next().value as string;
+      this.forget(oldest);
+      this.deps.metrics?.credentialEvicted();
+    }
+    // Identifier resolutions are dropped wholesale on any change; past the bound, likewise.
+    if (this.byIdentity.size > this.cacheSize) this.byIdentity.clear();
     this.lastUsed.set(credential.accountId, this.clock());
     return credential;
   }

@@ -9,6 +9,8 @@ import {
   findExecution,
   insertExecutions,
   listExecutions,
+  pruneExecutionRollups,
+  pruneExecutions,
 } from '../store/executions.js';
 
 /** Rows are written this often, or sooner when this many are waiting. */
@@ -16,6 +18,18 @@ const FLUSH_MS = 200;
 const FLUSH_ROWS = 200;
 /** While the database is unreachable, at most this many records wait; older ones are dropped. */
 const MAX_PENDING = 10_000;
+/**
+ * Retention deletes this many rows per statement, pausing between statements, and at most
+ * PRUNE_MAX_BATCHES statements per run: each DELETE is short (no lock held for long, no long
+ * transaction), the pauses leave the database to the traffic, and a backlog (a first run on a big
+ * table) is worked off over several runs instead of one burst. 2,000 rows every 50 ms tops out near
+ * 40,000 rows/s, above the 1,000 calls/s a busy deployment records.
+ */
+export const PRUNE_BATCH = 2000;
+const PRUNE_PAUSE_MS = 50;
+const PRUNE_MAX_BATCHES = 500;
+/** The dashboard's statistics look back 7 days: their rollup is kept at least that long. */
+const ROLLUP_MIN_DAYS = 8;
 
 export interface ExecutionQuery {
   tool_name?: string;
@@ -43,6 +57,8 @@ export class ExecutionService {
     private readonly logger: Logger,
     /** Which provider each tool calls, for the per-provider figures of stats(). */
     private readonly toolProviders: Record<string, string> = {},
+    /** PORTICO_EXECUTION_RETENTION_DAYS; 0 keeps records forever. */
+    private readonly retentionDays = 30,
   ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
@@ -87,8 +103,52 @@ export class ExecutionService {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.timer);
     await this.flush();
+  }
+
+  private closed = false;
+  private pruning: Promise<number> | undefined;
+
+  /**
+   * Removes records (and hourly rollups) older than the retention period, in short paced batches;
+   * safe on every replica at once (each DELETE picks rows by id and a row deleted twice is just
+   * skipped). Concurrent calls share one run.
+   */
+  prune(options: { batch?: number; pauseMs?: number; maxBatches?: number } = {}): Promise<number> {
+    if (!this.retentionDays) return Promise.resolve(0);
+    this.pruning ??= this.runPrune(options).finally(() => {
+      this.pruning = undefined;
+    });
+    return this.pruning;
+  }
+
+  private async runPrune({
+    batch = PRUNE_BATCH,
+    pauseMs = PRUNE_PAUSE_MS,
+    maxBatches = PRUNE_MAX_BATCHES,
+  }: {
+    batch?: number;
+    pauseMs?: number;
+    maxBatches?: number;
+  }): Promise<number> {
+    const day = 86_400_000;
+    const before = new Date(Date.now() - this.retentionDays * day);
+    const rollupsBefore = new Date(Date.now() - Math.max(this.retentionDays, ROLLUP_MIN_DAYS) * day);
+    let total = 0;
+    for (let i = 0; i < maxBatches && !this.closed; i++) {
+      const removed = await pruneExecutions(this.db, before, batch);
+      total += removed;
+      if (removed < batch) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+    for (let i = 0; i < maxBatches && !this.closed; i++) {
+      if ((await pruneExecutionRollups(this.db, rollupsBefore, batch)) < batch) break;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+    if (total) this.logger.info({ executions: total, days: this.retentionDays }, 'old executions removed');
+    return total;
   }
 
   async get(environmentId: string, id: string): Promise<Record<string, unknown>> {

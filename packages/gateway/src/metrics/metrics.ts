@@ -53,6 +53,8 @@ export class GatewayMetrics {
   private readonly refreshes: SlotCounter;
   private readonly refreshDurations: SlotHistogram;
   private readonly cache: SlotCounter;
+  private readonly cacheEvictions: SlotCounter;
+  private cacheSize: () => number = () => 0;
 
   constructor(sources: MetricsSources = {}) {
     const registry = this.registry;
@@ -93,6 +95,20 @@ export class GatewayMetrics {
       'Lookups of an end user’s credential in memory: hit, or miss (read from the database).',
       [{ result: 'hit' }, { result: 'miss' }],
     ).register(registry);
+    this.cacheEvictions = new SlotCounter(
+      'portico_credential_cache_evictions_total',
+      'Credentials dropped from memory to stay within PORTICO_CREDENTIAL_CACHE_SIZE (least recently used first).',
+      [{}],
+    ).register(registry);
+    const metrics = this;
+    new Gauge({
+      name: 'portico_credential_cache_entries',
+      help: 'Credentials held in memory (at most PORTICO_CREDENTIAL_CACHE_SIZE).',
+      registers: [registry],
+      collect() {
+        this.set(metrics.cacheSize());
+      },
+    });
     const { accountsByStatus } = sources;
     if (accountsByStatus) {
       new Gauge({
@@ -141,6 +157,15 @@ export class GatewayMetrics {
 
   credentialLookup(hit: boolean): void {
     this.cache.inc(hit ? 0 : 1);
+  }
+
+  credentialEvicted(): void {
+    this.cacheEvictions.inc(0);
+  }
+
+  /** Where the credential cache's current size is read from at each scrape. */
+  watchCredentialCache(size: () => number): void {
+    this.cacheSize = size;
   }
 
   /** The Prometheus text exposition. */

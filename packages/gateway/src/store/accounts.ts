@@ -220,15 +220,32 @@ export async function accountsOfConnection(db: Queryable, connectionId: string):
 
 /**
  * Deletes accounts that never finished authorization and can no longer: PENDING_AUTH with no link
- * and no trip to the provider still valid. Returns the accounts that went.
+ * and no trip to the provider still valid, the oldest `limit` at most per call (a backlog goes over
+ * several runs instead of one long statement). Returns the accounts that went.
  */
-export async function deleteAbandonedPendingAccounts(db: Queryable): Promise<AccountWithConnection[]> {
+export async function deleteAbandonedPendingAccounts(
+  db: Queryable,
+  limit = 1000,
+): Promise<AccountWithConnection[]> {
   return db.query<AccountWithConnection>(
-    `DELETE FROM connected_accounts a USING connections c
-     WHERE c.id = a.connection_id AND a.status = 'PENDING_AUTH'
-       AND NOT EXISTS (SELECT 1 FROM authorization_links l WHERE l.account_id = a.id AND l.expires_at > now())
-       AND NOT EXISTS (SELECT 1 FROM authorization_requests r WHERE r.account_id = a.id AND r.expires_at > now())
+    // The oldest pending accounts first (on their index), then their links and trips probed one by
+    // one (OFFSET 0 keeps each NOT EXISTS a per-row index lookup): an anti-join of the pending
+    // accounts with all links would read the link tables whole.
+    `WITH candidates AS MATERIALIZED (
+       SELECT id FROM connected_accounts WHERE status = 'PENDING_AUTH'
+       ORDER BY updated_at LIMIT $1 * 4
+     ), abandoned AS MATERIALIZED (
+       SELECT p.id FROM candidates p
+       WHERE NOT EXISTS (
+           SELECT 1 FROM authorization_links l WHERE l.account_id = p.id AND l.expires_at > now() OFFSET 0)
+         AND NOT EXISTS (
+           SELECT 1 FROM authorization_requests r WHERE r.account_id = p.id AND r.expires_at > now() OFFSET 0)
+       LIMIT $1
+     )
+     DELETE FROM connected_accounts a USING connections c
+     WHERE c.id = a.connection_id AND a.status = 'PENDING_AUTH' AND a.id = ANY(ARRAY(SELECT id FROM abandoned))
      RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters`,
+    [limit],
   );
 }
 

@@ -56,6 +56,11 @@ export interface Database extends Queryable {
 export interface DatabaseOptions {
   /** postgres:// URL; without one the embedded PGlite store in `dataDir` is used. */
   url?: string | undefined;
+  /**
+   * A direct postgres:// URL for the notification listener (LISTEN holds a session, which a pooler
+   * in transaction mode does not keep); `url` when unset.
+   */
+  listenUrl?: string | undefined;
   /** Directory of the embedded store, or `memory://` for a throw-away one. */
   dataDir?: string;
   /** PostgreSQL schema to work in (tests isolate themselves this way). Created if missing. */
@@ -169,6 +174,9 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     }
   }
   const connection = { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+  const listenConnection = options.listenUrl
+    ? { ...connection, connectionString: options.listenUrl }
+    : connection;
   const pool = new Pool({
     ...connection,
     max: options.poolSize ?? 10,
@@ -184,7 +192,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   pool.on('remove', (client) => openedAt.delete(client));
   const listener = new NotificationListener({
     Client,
-    config: connection,
+    config: listenConnection,
     heartbeat: options.heartbeat ?? DEFAULT_HEARTBEAT,
     logger: options.logger,
     // A pooled connection on a dead path would hang its next statement forever (pg has no read

@@ -16,50 +16,41 @@ export interface ExecutionRow {
   finished_at: Date;
 }
 
-export async function insertExecution(db: Queryable, row: ExecutionRow): Promise<void> {
-  await db.query(
-    `INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
-       status, error_code, upstream_calls, duration_ms, started_at, finished_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-    [
-      row.id,
-      row.environment_id,
-      row.tool_name,
-      row.tool_version,
-      row.account_id,
-      row.connection_name,
-      row.identifier,
-      row.status,
-      row.error_code,
-      row.upstream_calls,
-      row.duration_ms,
-      row.started_at,
-      row.finished_at,
-    ],
-  );
-}
-
 export async function findExecution(db: Queryable, id: string): Promise<ExecutionRow | undefined> {
   return (await db.query<ExecutionRow>('SELECT * FROM executions WHERE id = $1', [id]))[0];
 }
 
-/** Many rows in one statement (the recorder writes in batches). */
+/**
+ * Many rows in one statement (the recorder writes in batches), counted into the hourly rollup the
+ * dashboard's statistics read in the same statement: only rows actually inserted are counted, so a
+ * retried batch is not counted twice.
+ */
 export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
   if (!rows.length) return;
   const column = <K extends keyof ExecutionRow>(key: K) => rows.map((row) => row[key]);
   await db.query(
-    `INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
-       status, error_code, upstream_calls, duration_ms, started_at, finished_at)
-     SELECT u.id, u.environment_id, u.tool_name, u.tool_version,
-       a.id, -- an account deleted since the call is no longer there to point to
-       u.connection_name, u.identifier, u.status, u.error_code, u.upstream_calls, u.duration_ms,
-       u.started_at, u.finished_at
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-       $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[])
-       AS u(id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
+    `WITH inserted AS (
+       INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
          status, error_code, upstream_calls, duration_ms, started_at, finished_at)
-     LEFT JOIN connected_accounts a ON a.id = u.account_id
-     ON CONFLICT (id) DO NOTHING`,
+       SELECT u.id, u.environment_id, u.tool_name, u.tool_version,
+         a.id, -- an account deleted since the call is no longer there to point to
+         u.connection_name, u.identifier, u.status, u.error_code, u.upstream_calls, u.duration_ms,
+         u.started_at, u.finished_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[])
+         AS u(id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
+           status, error_code, upstream_calls, duration_ms, started_at, finished_at)
+       LEFT JOIN connected_accounts a ON a.id = u.account_id
+       ON CONFLICT (id) DO NOTHING
+       RETURNING environment_id, started_at, tool_name, status, error_code, duration_ms
+     )
+     INSERT INTO execution_rollups AS r
+       (environment_id, hour, tool_name, status, error_code, duration_bucket, count)
+     SELECT environment_id, ${HOUR_UTC('started_at')}, tool_name, status, coalesce(error_code, ''),
+       ${DURATION_BUCKET('duration_ms')}, count(*)
+     FROM inserted GROUP BY 1, 2, 3, 4, 5, 6
+     ON CONFLICT (environment_id, hour, tool_name, status, error_code, duration_bucket)
+       DO UPDATE SET count = r.count + excluded.count`,
     [
       column('id'),
       column('environment_id'),
@@ -76,6 +67,43 @@ export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Pro
       column('finished_at'),
     ],
   );
+}
+
+/** The hour a time falls in, whatever the session's time zone (rollup keys must not depend on it). */
+const HOUR_UTC = (col: string) => `date_trunc('hour', ${col} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
+/** Quarter-power-of-two buckets: the same expression as migration 18's backfill. */
+const DURATION_BUCKET = (col: string) => `floor(ln(greatest(${col}, 0) + 1) / ln(2) * 4)::integer`;
+/** A bucket's representative duration: the geometric middle of its bounds. */
+function bucketMs(bucket: number): number {
+  return Math.max(0, 2 ** ((bucket + 0.5) / 4) - 1);
+}
+
+/**
+ * Deletes up to `batch` executions started before `before`, oldest first, in one short statement
+ * (the caller loops and paces): no long lock, no long transaction, index-driven on started_at.
+ */
+export async function pruneExecutions(db: Queryable, before: Date, batch: number): Promise<number> {
+  const rows = await db.query(
+    // = ANY(ARRAY(...)): the batch's ids are looked up by primary key, never by a join the planner
+    // might turn into a scan of the whole table.
+    `DELETE FROM executions WHERE id = ANY(ARRAY(
+       SELECT id FROM executions WHERE started_at < $1 ORDER BY started_at LIMIT $2
+     )) RETURNING 1`,
+    [before, batch],
+  );
+  return rows.length;
+}
+
+/** Deletes up to `batch` rollup rows of hours before `before`. */
+export async function pruneExecutionRollups(db: Queryable, before: Date, batch: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM execution_rollups WHERE (environment_id, hour, tool_name, status, error_code, duration_bucket) IN (
+       SELECT environment_id, hour, tool_name, status, error_code, duration_bucket
+       FROM execution_rollups WHERE hour < $1 LIMIT $2
+     ) RETURNING 1`,
+    [before, batch],
+  );
+  return rows.length;
 }
 
 export interface ExecutionFilter {
@@ -126,9 +154,10 @@ export interface ExecutionStats {
 }
 
 /**
- * Aggregates of the executions since `since`: per hour and outcome, per error code, and duration
- * percentiles per provider (`tools` maps tool names to providers, so records keep their provider
- * after their connection is gone).
+ * Aggregates of the executions since `since`, read from the hourly rollup (a few rows per hour and
+ * tool, whatever the number of executions): per hour and outcome, per error code, and duration
+ * percentiles per provider from the duration buckets (`tools` maps tool names to providers, so
+ * records keep their provider after their connection is gone).
  */
 export async function executionStats(
   db: Queryable,
@@ -137,33 +166,50 @@ export async function executionStats(
   tools: { names: string[]; providers: string[] },
 ): Promise<ExecutionStats> {
   const hours = await db.query<{ hour: Date; status: 'success' | 'error'; count: number }>(
-    `SELECT date_trunc('hour', started_at) AS hour, status, count(*)::int AS count FROM executions
-     WHERE environment_id = $1 AND started_at >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
+    `SELECT hour, status, sum(count)::int AS count FROM execution_rollups
+     WHERE environment_id = $1 AND hour >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
     [environmentId, since],
   );
   const errorCodes = await db.query<{ error_code: string; count: number }>(
-    `SELECT coalesce(error_code, 'unknown') AS error_code, count(*)::int AS count FROM executions
-     WHERE environment_id = $1 AND started_at >= $2 AND status = 'error'
+    `SELECT CASE error_code WHEN '' THEN 'unknown' ELSE error_code END AS error_code, sum(count)::int AS count
+     FROM execution_rollups WHERE environment_id = $1 AND hour >= $2 AND status = 'error'
      GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20`,
     [environmentId, since],
   );
-  const providers = await db.query<{ provider: string; count: number; p50_ms: number; p95_ms: number }>(
-    `SELECT coalesce(t.provider, 'unknown') AS provider, count(*)::int AS count,
-       percentile_cont(0.5) WITHIN GROUP (ORDER BY e.duration_ms) AS p50_ms,
-       percentile_cont(0.95) WITHIN GROUP (ORDER BY e.duration_ms) AS p95_ms
-     FROM executions e LEFT JOIN unnest($3::text[], $4::text[]) AS t(tool_name, provider)
-       ON t.tool_name = e.tool_name
-     WHERE e.environment_id = $1 AND e.started_at >= $2 GROUP BY 1 ORDER BY 1`,
+  const buckets = await db.query<{ provider: string; duration_bucket: number; count: number }>(
+    `SELECT coalesce(t.provider, 'unknown') AS provider, r.duration_bucket, sum(r.count)::int AS count
+     FROM execution_rollups r LEFT JOIN unnest($3::text[], $4::text[]) AS t(tool_name, provider)
+       ON t.tool_name = r.tool_name
+     WHERE r.environment_id = $1 AND r.hour >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
     [environmentId, since, tools.names, tools.providers],
   );
+  const byProvider = new Map<string, Array<{ bucket: number; count: number }>>();
+  for (const row of buckets) {
+    const list = byProvider.get(row.provider) ?? [];
+    list.push({ bucket: Number(row.duration_bucket), count: Number(row.count) });
+    byProvider.set(row.provider, list);
+  }
+  const percentile = (list: Array<{ bucket: number; count: number }>, total: number, p: number) => {
+    const rank = Math.max(1, Math.ceil(p * total));
+    let seen = 0;
+    for (const { bucket, count } of list) {
+      seen += count;
+      if (seen >= rank) return Math.round(bucketMs(bucket));
+    }
+    return 0;
+  };
   const num = <T extends { count: number }>(r: T) => ({ ...r, count: Number(r.count) });
   return {
-    hours: hours.map(num),
+    hours: hours.map((r) => ({ ...num(r), hour: new Date(r.hour) })),
     errorCodes: errorCodes.map(num),
-    providers: providers.map((r) => ({
-      ...num(r),
-      p50_ms: Math.round(Number(r.p50_ms)),
-      p95_ms: Math.round(Number(r.p95_ms)),
-    })),
+    providers: [...byProvider].map(([provider, list]) => {
+      const count = list.reduce((sum, b) => sum + b.count, 0);
+      return {
+        provider,
+        count,
+        p50_ms: percentile(list, count, 0.5),
+        p95_ms: percentile(list, count, 0.95),
+      };
+    }),
   };
 }

@@ -1,0 +1,224 @@
+// Benchmark: does the gateway stay fast and bounded as the database grows? Measures list and
+// lookup latency (p50/p99) on an empty PostgreSQL schema, seeds connected accounts, executions and
+// events into it, and measures again; prints the ratios, the resident memory of the gateway, the
+// database reads of warm tool and proxy calls, and table and index sizes.
+// Usage: npm run bench:scale [-- --accounts 100000 --executions 1000000 --events 200000 --requests 200]
+// A million accounts and 10^8 executions: --accounts 1000000 --executions 100000000 (about 40 GB
+// of disk and an hour or more of seeding; the output says what was seeded).
+// Needs PostgreSQL at BENCH_DATABASE_URL (default: the local test database).
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { authorizeSandbox, gatewayToken, postgresSchema, rssOf, startGateway, stop } from './lib.js';
+
+const { values } = parseArgs({
+  options: {
+    accounts: { type: 'string', default: '100000' },
+    executions: { type: 'string', default: '1000000' },
+    events: { type: 'string', default: '200000' },
+    requests: { type: 'string', default: '200' },
+  },
+});
+const ACCOUNTS = Number(values.accounts);
+const EXECUTIONS = Number(values.executions);
+const EVENTS = Number(values.events);
+const REQUESTS = Number(values.requests);
+/** Rows per seeding statement: each is its own transaction, so none holds the tables for long. */
+const CHUNK = 200_000;
+const USERS = 50;
+
+const store = await postgresSchema();
+if (store.skipped) {
+  console.log(`postgres   skipped: ${store.skipped}`);
+  process.exit(0);
+}
+const schema = /search_path=(\w+)/.exec(decodeURIComponent(store.env.DATABASE_URL))[1];
+const db = new pg.Client({
+  connectionString: store.env.DATABASE_URL.split('?')[0],
+  options: `-c search_path=${schema}`,
+});
+await db.connect();
+
+const gw = await startGateway({ ...store.env, PORTICO_SANDBOX: 'true' });
+try {
+  const token = await gatewayToken(gw.url, gw.creds);
+  // Notion allows about three requests a second per token and the gateway keeps to it: warm calls
+  // go round-robin over USERS end users so that the figures are the gateway's, not the limit's.
+  for (let i = 0; i < USERS; i++)
+    await authorizeSandbox(gw, token, 'notion', 'bench-notion', `bench-user-${i}`);
+  let turn = 0;
+  const user = () => `bench-user-${turn++ % USERS}`;
+  const auth = { authorization: `Bearer ${token}` };
+  const call = (path, init = {}) =>
+    fetch(`${gw.url}${path}`, { ...init, headers: { ...auth, ...init.headers } }).then(async (r) => {
+      await r.arrayBuffer();
+      if (r.status >= 400) throw new Error(`${path}: ${r.status}`);
+      return r;
+    });
+  const tool = () =>
+    call('/api/v1/tools/execute', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tool_name: 'notes_user_list', identifier: user(), tool_input: {} }),
+    });
+  const proxy = () =>
+    call('/proxy/v1/users/me', { headers: { connection_name: 'bench-notion', identifier: user() } });
+  for (let i = 0; i < USERS; i++) {
+    await tool();
+    await proxy();
+  }
+  const someExecution = (await db.query('SELECT id FROM executions LIMIT 1')).rows[0].id;
+  const someAccount = (await db.query('SELECT id FROM connected_accounts LIMIT 1')).rows[0].id;
+
+  const ROUTES = {
+    'accounts: first page': () => call('/api/v1/connected-accounts?page_size=50'),
+    'accounts: by identifier': () => call('/api/v1/connected-accounts?identifier=bench-user-1'),
+    'accounts: by id': () => call(`/api/v1/connected-accounts/${someAccount}`),
+    'executions: first page': () => call('/api/v1/executions?page_size=50'),
+    'executions: by identifier': () => call('/api/v1/executions?identifier=bench-user-1&page_size=50'),
+    'executions: errors': () => call('/api/v1/executions?status=error&page_size=50'),
+    'executions: by id': () => call(`/api/v1/executions/${someExecution}`),
+    'executions: stats 7d': () => call('/api/v1/executions/stats?window=7d'),
+    'events: newest first': () => call('/api/v1/events?order=newest_first&page_size=50'),
+    'tool call (warm)': tool,
+    'proxy (warm)': proxy,
+  };
+
+  const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  async function measure() {
+    const out = {};
+    for (const [name, run] of Object.entries(ROUTES)) {
+      process.stdout.write(`  ${name} …\r`);
+      for (let i = 0; i < 10; i++) await run();
+      const ms = [];
+      for (let i = 0; i < REQUESTS; i++) {
+        const t0 = performance.now();
+        await run();
+        ms.push(performance.now() - t0);
+      }
+      ms.sort((a, b) => a - b);
+      out[name] = { p50: percentile(ms, 0.5), p99: percentile(ms, 0.99) };
+    }
+    return out;
+  }
+
+  /**
+   * Index and table reads of connections and gateway clients, from PostgreSQL's own counters: a
+   * request that read its account would join its connection (connected_accounts itself is also
+   * touched by the batched last-use and execution writes, so it is left out).
+   */
+  async function reads() {
+    await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat at most once a second
+    await db.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await db.query(
+      `SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0)::bigint AS n FROM pg_stat_user_tables
+       WHERE schemaname = $1 AND relname IN ('connections', 'gateway_clients')`,
+      [schema],
+    );
+    return Number(rows[0].n);
+  }
+  async function warmReads() {
+    // Cached credentials are re-read after 60 s at most: every user is warmed first.
+    for (let i = 0; i < USERS; i++) {
+      await tool();
+      await proxy();
+    }
+    const before = await reads();
+    for (let i = 0; i < 200; i++) {
+      await tool();
+      await proxy();
+    }
+    // The gateway writes last-use times and execution records in batches, off the request path.
+    return (await reads()) - before;
+  }
+
+  const empty = await measure();
+  const emptyRss = await rssOf(gw.child.pid);
+  const emptyReads = await warmReads();
+
+  console.log(`seeding ${ACCOUNTS} accounts, ${EXECUTIONS} executions, ${EVENTS} events …`);
+  const began = Date.now();
+  const env = (await db.query('SELECT id FROM environments LIMIT 1')).rows[0].id;
+  const conn = (await db.query("SELECT id FROM connections WHERE name = 'bench-notion'")).rows[0].id;
+  const chunks = async (total, sql) => {
+    for (let from = 1; from <= total; from += CHUNK) {
+      await db.query(sql, [from, Math.min(total, from + CHUNK - 1), total]);
+    }
+  };
+  await chunks(
+    ACCOUNTS,
+    `INSERT INTO connected_accounts (id, environment_id, connection_id, identifier, status, access_token,
+       refresh_token, last_refreshed_at, updated_at)
+     SELECT 'acct_seed' || lpad(i::text, 10, '0'), '${env}', '${conn}', 'seed-user-' || i,
+       CASE WHEN i % 20 = 0 THEN 'PENDING_AUTH' WHEN i % 33 = 0 THEN 'EXPIRED' ELSE 'ACTIVE' END,
+       'sealed', 'sealed', now() - (i % 90) * interval '1 day', now() - (i % 90) * interval '1 day'
+     FROM generate_series($1::int, $2::int) AS i WHERE $3::int > 0`,
+  );
+  // Executions over the last 29 days (inside the default retention), counted into the rollup too.
+  await chunks(
+    EXECUTIONS,
+    `WITH ins AS (
+       INSERT INTO executions (id, environment_id, tool_name, identifier, status, error_code, duration_ms,
+         started_at, finished_at)
+       SELECT 'exec_seed' || lpad(i::text, 12, '0'), '${env}',
+         CASE WHEN i % 3 = 0 THEN 'notes_page_get' ELSE 'notes_user_list' END, 'seed-user-' || (i % 100000),
+         CASE WHEN i % 10 = 0 THEN 'error' ELSE 'success' END, CASE WHEN i % 10 = 0 THEN 'upstream_timeout' END,
+         i % 700, now() - interval '1 hour' - (i * interval '29 days' / $3::int),
+         now() - interval '1 hour' - (i * interval '29 days' / $3::int)
+       FROM generate_series($1::int, $2::int) AS i
+       RETURNING environment_id, started_at, tool_name, status, error_code, duration_ms)
+     INSERT INTO execution_rollups AS r
+     SELECT environment_id, date_trunc('hour', started_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', tool_name, status,
+       coalesce(error_code, ''), floor(ln(greatest(duration_ms, 0) + 1) / ln(2) * 4)::integer, count(*)
+     FROM ins GROUP BY 1, 2, 3, 4, 5, 6
+     ON CONFLICT (environment_id, hour, tool_name, status, error_code, duration_bucket)
+       DO UPDATE SET count = r.count + excluded.count`,
+  );
+  await chunks(
+    EVENTS,
+    `INSERT INTO events (id, environment_id, type, subject, data, created_at)
+     SELECT 'evt_seed' || lpad(i::text, 12, '0'), '${env}', 'tool.execution.failed', 'acct_seed' || i, '{}',
+       now() - interval '1 hour' - (i * interval '29 days' / $3::int)
+     FROM generate_series($1::int, $2::int) AS i`,
+  );
+  await db.query('ANALYZE');
+  console.log(`seeded in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+
+  const seeded = await measure();
+  const seededRss = await rssOf(gw.child.pid);
+  const seededReads = await warmReads();
+
+  const fmt = (n) => n.toFixed(1).padStart(7);
+  console.log('\nroute                          empty p50/p99 ms   seeded p50/p99 ms   ratio p50/p99');
+  for (const name of Object.keys(ROUTES)) {
+    const e = empty[name];
+    const s = seeded[name];
+    console.log(
+      `${name.padEnd(30)} ${fmt(e.p50)} ${fmt(e.p99)}    ${fmt(s.p50)} ${fmt(s.p99)}    ${(s.p50 / e.p50).toFixed(2).padStart(6)} ${(s.p99 / e.p99).toFixed(2).padStart(6)}`,
+    );
+  }
+  const mb = (b) => `${(b / 1048576).toFixed(0)} MB`;
+  console.log(
+    `\ngateway RSS: empty ${mb(emptyRss)}, seeded ${mb(seededRss)} (${((seededRss / emptyRss - 1) * 100).toFixed(0)} %)`,
+  );
+  console.log(
+    `warm path: reads of connections and gateway clients during 200 tool calls + 200 proxied requests: empty ${emptyReads}, seeded ${seededReads}`,
+  );
+  const { rows: sizes } = await db.query(
+    `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_relation_size(c.oid) AS heap,
+       pg_indexes_size(c.oid) AS indexes
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind = 'r' AND pg_total_relation_size(c.oid) > 1048576
+     ORDER BY pg_total_relation_size(c.oid) DESC`,
+    [schema],
+  );
+  console.log('\ntable                    rows (est.)        heap     indexes');
+  for (const r of sizes) {
+    console.log(
+      `${r.table.padEnd(22)} ${String(r.rows).padStart(12)} ${mb(Number(r.heap)).padStart(11)} ${mb(Number(r.indexes)).padStart(11)}`,
+    );
+  }
+} finally {
+  await stop(gw.child);
+  await db.end();
+  await store.drop();
+}
