@@ -1,5 +1,6 @@
 import type { Database } from '../store/db.js';
-import { findGatewayClient } from '../store/gateway-clients.js';
+import { findGatewayClient, type GatewayClientRow } from '../store/gateway-clients.js';
+import { FULL_GRANT, type Grant, type Scope } from './scopes.js';
 
 /** NOTIFY channel: a gateway client was revoked; every process forgets it at once. */
 export const CLIENT_CHANNEL = 'portico_client';
@@ -9,7 +10,7 @@ export const CLIENT_CHANNEL = 'portico_client';
  * Revocation reaches every process through NOTIFY; the short TTL bounds the damage of a missed one.
  */
 export class ClientStatusCache {
-  private readonly active = new Map<string, { environmentId: string; until: number }>();
+  private readonly active = new Map<string, { environmentId: string; until: number; grant: Grant }>();
 
   constructor(
     private readonly db: Database,
@@ -41,7 +42,29 @@ export class ClientStatusCache {
       this.active.delete(clientId);
       return false;
     }
-    this.active.set(clientId, { environmentId: row.environment_id, until: Date.now() + this.ttlMs });
+    this.active.set(clientId, {
+      environmentId: row.environment_id,
+      until: Date.now() + this.ttlMs,
+      grant: grantOf(row),
+    });
     return true;
   }
+
+  /**
+   * What an active client was granted, known once `isActive` has answered true (every
+   * authentication asks it first); a client not in the cache is granted nothing.
+   */
+  grantOf(clientId: string): Grant {
+    return this.active.get(clientId)?.grant ?? NOTHING;
+  }
+}
+
+const NOTHING: Grant = { scopes: new Set(), connectionNames: [] };
+
+function grantOf(row: GatewayClientRow): Grant {
+  if (!row.scopes && !row.connection_names) return FULL_GRANT;
+  return {
+    scopes: row.scopes ? new Set(row.scopes as Scope[]) : null,
+    connectionNames: row.connection_names,
+  };
 }

@@ -10,6 +10,15 @@ import {
 } from '../store/gateway-clients.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import { CLIENT_CHANNEL, type ClientStatusCache } from './client-status.js';
+import {
+  ALL_SCOPES,
+  expandScopes,
+  FULL_GRANT,
+  type Grant,
+  hasScope,
+  reachesConnection,
+  type Scope,
+} from './scopes.js';
 
 /**
  * Gateway clients: the id and secret an application uses to reach Portico. Secrets are 190-bit
@@ -28,6 +37,10 @@ export interface GatewayClient {
   client_id: string;
   name: string;
   environment_id: string;
+  /** What it may do (auth/scopes.ts); every scope for clients created without any. */
+  scopes: string[];
+  /** The connections it may reach; null: all of the environment's. */
+  connection_names: string[] | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -41,6 +54,11 @@ async function issueClient(
   db: Queryable,
   environmentId: string,
   name: string,
+  limits: Pick<GatewayClientRow, 'scopes' | 'connection_names' | 'created_by'> = {
+    scopes: null,
+    connection_names: null,
+    created_by: null,
+  },
 ): Promise<{ row: GatewayClientRow; secret: string }> {
   const secret = SECRET_PREFIX + randomBase62(32);
   const row = await insertGatewayClient(db, {
@@ -48,6 +66,7 @@ async function issueClient(
     environment_id: environmentId,
     name,
     secret_hash: hashClientSecret(secret),
+    ...limits,
   });
   return { row, secret };
 }
@@ -92,6 +111,8 @@ export function toPublic(row: GatewayClientRow): GatewayClient {
     client_id: row.id,
     name: row.name,
     environment_id: row.environment_id,
+    scopes: row.scopes ?? [...ALL_SCOPES],
+    connection_names: row.connection_names,
     created_at: row.created_at.toISOString(),
     revoked_at: row.revoked_at?.toISOString() ?? null,
   };
@@ -112,19 +133,69 @@ export class GatewayClientService {
     return (await listClients(this.db)).filter((c) => c.environment_id === environmentId);
   }
 
-  async create(environmentId: string, name: string): Promise<GatewayClient & { client_secret: string }> {
-    const { row, secret } = await issueClient(this.db, environmentId, name);
+  /**
+   * A new client with at most what its creator has: scopes (names or presets; default all of the
+   * creator's) and connections (default the creator's).
+   */
+  async create(
+    environmentId: string,
+    name: string,
+    options: { scopes?: string[]; connection_names?: string[] } = {},
+    creator?: { id: string; grant: Grant },
+  ): Promise<GatewayClient & { client_secret: string }> {
+    const granting = creator?.grant ?? FULL_GRANT;
+    const scopes = options.scopes ? expandScopes(options.scopes, '/scopes') : undefined;
+    const beyond = scopes && [...scopes].filter((scope) => !hasScope(granting, scope));
+    if (beyond?.length) {
+      throw new Problem(
+        'insufficient_scope',
+        `A client cannot give another more than it has: this one lacks ${beyond.join(', ')}. Ask for fewer scopes, or create the client as an admin.`,
+        { errors: [{ path: '/scopes', message: `must not include ${beyond.join(', ')}` }] },
+      );
+    }
+    const connectionNames = options.connection_names ?? granting.connectionNames ?? null;
+    const outside = connectionNames?.filter((c) => !reachesConnection(granting, c));
+    if (outside?.length) {
+      throw new Problem(
+        'insufficient_scope',
+        `This client may not reach ${outside.join(', ')}, so it cannot give another client those connections.`,
+        { errors: [{ path: '/connection_names', message: `must not include ${outside.join(', ')}` }] },
+      );
+    }
+    const scopeList = scopes ? [...scopes] : granting.scopes ? [...granting.scopes] : null;
+    const { row, secret } = await issueClient(this.db, environmentId, name, {
+      scopes: scopeList && scopeList.length === ALL_SCOPES.length ? null : scopeList,
+      connection_names: connectionNames ? [...connectionNames] : null,
+      created_by: creator?.id ?? null,
+    });
     return { ...toPublic(row), client_secret: secret };
   }
 
-  /** Revokes an active client of the environment; its tokens stop working at once in every process. */
-  async revoke(environmentId: string, clientId: string): Promise<void> {
+  /**
+   * Revokes an active client of the environment; its tokens stop working at once in every process.
+   * A client may revoke only clients that have no more than it has (an admin client cannot be
+   * revoked by a narrower one).
+   */
+  async revoke(environmentId: string, clientId: string, revoker?: { grant: Grant }): Promise<void> {
     const row = await findGatewayClient(this.db, clientId);
     if (!row || row.environment_id !== environmentId || row.revoked_at) {
       throw new Problem(
         'client_not_found',
         `No active gateway client ${clientId}; GET /api/v1/clients lists them (revoked ones have revoked_at set).`,
       );
+    }
+    if (revoker) {
+      const target = toPublic(row);
+      const beyond = target.scopes.filter((scope) => !hasScope(revoker.grant, scope as Scope));
+      const wider = (target.connection_names ?? ['(every connection)']).some(
+        (c) => !reachesConnection(revoker.grant, target.connection_names ? c : undefined),
+      );
+      if (beyond.length || (wider && revoker.grant.connectionNames !== null)) {
+        throw new Problem(
+          'insufficient_scope',
+          `Client ${clientId} has more than this one (${beyond.length ? beyond.join(', ') : 'more connections'}); only a client with at least as much, or an admin, can revoke it.`,
+        );
+      }
     }
     await revokeClient(this.db, clientId);
     // Other processes learn it through NOTIFY; this one forgets it now.

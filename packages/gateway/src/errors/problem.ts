@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   mcp_auth_request_expired: { status: 410, title: 'MCP authorization request expired' },
   mcp_auth_request_used: { status: 409, title: 'MCP authorization request already answered' },
   tool_not_allowed: { status: 403, title: 'Tool not allowed for this token' },
+  insufficient_scope: { status: 403, title: 'The client lacks the scope this needs' },
   proxy_token_not_found: { status: 404, title: 'Proxy token not found' },
   proxy_token_scope: { status: 403, title: 'Outside the proxy token’s connection and identifier' },
   policy_not_found: { status: 404, title: 'Policy not found' },

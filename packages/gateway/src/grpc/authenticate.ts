@@ -1,6 +1,7 @@
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
 import type { AccessTokenClaims, AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
+import { ALL_SCOPES, hasScope, missingScope, type Scope } from '../auth/scopes.js';
 import { Problem } from '../errors/problem.js';
 
 const PRINCIPAL = createContextKey<AccessTokenClaims | undefined>(undefined, {
@@ -53,4 +54,30 @@ export function environmentOf(ctx: HandlerContext): string {
   // The authentication interceptor runs before every method; reaching here without is a wiring bug.
   if (!claims) throw new Problem('unauthenticated', 'The call is not authenticated.');
   return claims.environmentId;
+}
+
+/**
+ * The scope an agent-actions method needs: running tools, links for end users, changing or reading
+ * connected accounts, reading connections; anything else needs every scope.
+ */
+function grpcScope(method: string): Scope | 'all' {
+  if (/Tool/.test(method)) return 'tools';
+  if (/Link/.test(method)) return 'links';
+  if (/Account/.test(method)) return /^(Get|List)/.test(method) ? 'accounts:read' : 'accounts';
+  if (/Connection/.test(method)) return 'connections:read';
+  return 'all';
+}
+
+/** Refuses a method the client's scopes do not cover. */
+export function authorizeMethod(clients: ClientStatusCache, claims: AccessTokenClaims, method: string): void {
+  const grant = clients.grantOf(claims.clientId);
+  if (grant.scopes === null) return;
+  const scope = grpcScope(method);
+  const missing =
+    scope === 'all'
+      ? ALL_SCOPES.find((s) => !hasScope(grant, s))
+      : hasScope(grant, scope)
+        ? undefined
+        : scope;
+  if (missing) throw missingScope(missing, method);
 }

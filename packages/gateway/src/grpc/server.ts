@@ -12,7 +12,7 @@ import type { ConnectionService as Connections } from '../connections/service.js
 import { Problem } from '../errors/problem.js';
 import { requestLineWriter } from '../logging/logger.js';
 import type { ToolEngine } from '../tools/engine.js';
-import { authenticate, rememberPrincipal } from './authenticate.js';
+import { authenticate, authorizeMethod, rememberPrincipal } from './authenticate.js';
 import { connectedAccountMethods } from './connected-accounts.js';
 import { connectionMethods } from './connections.js';
 import { ConnectedAccountService, ConnectionService, ToolService } from './descriptors.js';
@@ -70,7 +70,9 @@ export function grpcHandler(deps: GrpcDeps): (req: Http2ServerRequest, res: Http
       given && REQUEST_ID.test(given) ? given : `${REQUEST_ID_PREFIX}${(++calls).toString(36)}`;
     let status = 'OK';
     try {
-      rememberPrincipal(req, await authenticate(deps.tokens, deps.clients, req.header.get('authorization')));
+      const claims = await authenticate(deps.tokens, deps.clients, req.header.get('authorization'));
+      authorizeMethod(deps.clients, claims, req.method.name);
+      rememberPrincipal(req, claims);
       const res = await next(req);
       res.header.set('x-request-id', requestId);
       return res;

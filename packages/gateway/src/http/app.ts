@@ -39,8 +39,10 @@ import type { WebhookService } from '../webhooks/service.js';
 import {
   bearerAuthentication,
   bearerPrincipal,
+  connectionAuthorization,
   knownPrincipal,
   proxyAuthentication,
+  scopeAuthorization,
 } from './authenticate.js';
 import { dashboardPages } from './dashboard/pages.js';
 import { adminSessionRoutes } from './dashboard/session-routes.js';
@@ -525,12 +527,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(
       async (api) => {
         api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients, services.admins));
+        api.addHook('onRequest', scopeAuthorization(services.clients));
+        api.addHook('preHandler', connectionAuthorization(services.clients));
         await api.register(connectionRoutes, { connections: services.connections });
         await api.register(connectedAccountRoutes, {
           accounts: services.accounts,
           authorization: services.authorization,
         });
-        await api.register(toolRoutes, { engine: services.engine, executions: services.executions });
+        await api.register(toolRoutes, {
+          engine: services.engine,
+          executions: services.executions,
+          grants: services.clients,
+        });
         await api.register(eventRoutes, { events: services.events });
         await api.register(webhookRoutes, { webhooks: services.webhooks });
         await api.register(sandboxRoutes, {
@@ -542,7 +550,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(proxyTokenRoutes, { tokens: services.proxyTokens });
         await api.register(guardrailRoutes, { guardrails: services.guardrails });
         await api.register(mcpOAuthApiRoutes, { oauth: services.mcpOAuth });
-        await api.register(clientRoutes, { clients: services.gatewayClients });
+        await api.register(clientRoutes, { clients: services.gatewayClients, grants: services.clients });
         await api.register(providerRoutes, { providers: services.providers });
         await api.register(environmentRoutes, {
           redirects: services.authorization.redirects,
@@ -573,7 +581,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         'onRequest',
         proxyAuthentication(services.tokens, services.clients, services.proxyTokens),
       );
-      await proxy.register(proxyRoutes, { proxy: services.proxy, body: proxyBodies });
+      await proxy.register(proxyRoutes, {
+        proxy: services.proxy,
+        body: proxyBodies,
+        grants: services.clients,
+      });
     },
     { prefix: PROXY_PREFIX },
   );

@@ -2,6 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import { PROXY_TOKEN_PREFIX, type ProxyTokenScope, type ProxyTokenService } from '../auth/proxy-tokens.js';
+import {
+  ALL_SCOPES,
+  connectionOutOfReach,
+  hasScope,
+  missingScope,
+  reachesConnection,
+  scopeForRoute,
+} from '../auth/scopes.js';
 import type { AdminService } from '../dashboard/admins.js';
 import { CSRF_HEADER, sessionCookie } from '../dashboard/cookie.js';
 import { Problem } from '../errors/problem.js';
@@ -9,6 +17,8 @@ import { Problem } from '../errors/problem.js';
 export interface Principal {
   clientId: string;
   environmentId: string;
+  /** A signed-in dashboard admin rather than a gateway client: every scope. */
+  admin?: boolean;
 }
 
 declare module 'fastify' {
@@ -84,7 +94,7 @@ export function bearerAuthentication(
       // The dashboard: its session cookie counts only with the session's CSRF token in a header.
       const csrf = req.headers[CSRF_HEADER];
       const admin = await admins.authenticate(session, typeof csrf === 'string' ? csrf : undefined);
-      req.principal = { clientId: admin.adminId, environmentId: admin.environmentId };
+      req.principal = { clientId: admin.adminId, environmentId: admin.environmentId, admin: true };
       return;
     }
     req.principal = await bearerPrincipal(tokens, clients, header);
@@ -203,5 +213,54 @@ export function proxyAuthentication(
       req.principal = principal;
       done();
     }, done);
+  };
+}
+
+/**
+ * The onRequest hook after authentication on /api/v1: the route's scope (auth/scopes.ts) must be
+ * among the client's. Dashboard admins have every scope.
+ */
+export function scopeAuthorization(clients: ClientStatusCache) {
+  const refusal = (req: FastifyRequest): Problem | undefined => {
+    if (req.principal.admin) return undefined;
+    const grant = clients.grantOf(req.principal.clientId);
+    const route = req.routeOptions.url;
+    if (grant.scopes === null || route === undefined) return undefined;
+    const scope = scopeForRoute(req.method, route);
+    const missing =
+      scope === 'all'
+        ? ALL_SCOPES.find((s) => !hasScope(grant, s))
+        : hasScope(grant, scope)
+          ? undefined
+          : scope;
+    return missing && missingScope(missing, `${req.method} ${route}`);
+  };
+  return function authorize(req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    done(refusal(req));
+  };
+}
+
+/**
+ * The preHandler hook on /api/v1 for clients limited to some connections: a request that names
+ * another connection (`connection_name` in its body or query, a connection in its path) is refused.
+ */
+export function connectionAuthorization(clients: ClientStatusCache) {
+  const refusal = (req: FastifyRequest): Problem | undefined => {
+    if (req.principal.admin) return undefined;
+    const grant = clients.grantOf(req.principal.clientId);
+    if (grant.connectionNames === null) return undefined;
+    const body = req.body as { connection_name?: unknown } | undefined;
+    const query = req.query as { connection_name?: unknown } | undefined;
+    const params = req.params as { name?: unknown } | undefined;
+    const named = [
+      body?.connection_name,
+      query?.connection_name,
+      req.routeOptions.url?.includes('/connections/:name') ? params?.name : undefined,
+    ].filter((value): value is string => typeof value === 'string');
+    const outside = named.find((name) => !reachesConnection(grant, name));
+    return outside === undefined ? undefined : connectionOutOfReach(outside, grant);
+  };
+  return function authorize(req: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    done(refusal(req));
   };
 }

@@ -236,7 +236,7 @@ function pushHeader(headers: string[], name: string, value: string | string[]): 
   else for (const one of value) headers.push(name, one);
 }
 
-function routingValue(headers: CallHeaders, name: string, alias: string): string | undefined {
+export function routingValue(headers: CallHeaders, name: string, alias: string): string | undefined {
   const value = headers[name] ?? headers[alias];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -32,6 +32,8 @@ export interface ExecuteRequest {
 /** Who asks (the gateway client, or the MCP token), recorded with any approval the call needs. */
 export interface Caller {
   id: string;
+  /** The only connections the caller may reach (a gateway client limited to some); absent: all. */
+  connectionNames?: readonly string[] | null;
 }
 
 export interface ApprovedCallRequest {
@@ -216,6 +218,13 @@ export class ToolEngine {
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
       credential = await this.resolveAccount(environmentId, request, tool);
+      if (caller?.connectionNames && !caller.connectionNames.includes(credential.connectionName)) {
+        throw new Problem(
+          'insufficient_scope',
+          `This client may reach only the connections ${caller.connectionNames.join(', ')}, not "${credential.connectionName}"; name one of them with connection_name.`,
+          { extensions: { allowed_connections: caller.connectionNames } },
+        );
+      }
       await this.deps.guard?.admit({
         environmentId,
         executionId,

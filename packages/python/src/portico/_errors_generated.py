@@ -42,6 +42,7 @@ PROBLEM_CODES = {
     "mcp_auth_request_expired": (410, "MCP authorization request expired", False),
     "mcp_auth_request_used": (409, "MCP authorization request already answered", False),
     "tool_not_allowed": (403, "Tool not allowed for this token", False),
+    "insufficient_scope": (403, "The client lacks the scope this needs", False),
     "proxy_token_not_found": (404, "Proxy token not found", False),
     "proxy_token_scope": (403, "Outside the proxy token\u2019s connection and identifier", False),
     "policy_not_found": (404, "Policy not found", False),
@@ -296,6 +297,12 @@ class ToolNotAllowedError(PorticoError):
     problem_code = "tool_not_allowed"
 
 
+class InsufficientScopeError(PorticoError):
+    """The client lacks the scope this needs (`insufficient_scope`, 403)."""
+
+    problem_code = "insufficient_scope"
+
+
 class ProxyTokenNotFoundError(PorticoError):
     """Proxy token not found (`proxy_token_not_found`, 404)."""
 
@@ -543,6 +550,7 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "mcp_auth_request_expired": McpAuthRequestExpiredError,
     "mcp_auth_request_used": McpAuthRequestUsedError,
     "tool_not_allowed": ToolNotAllowedError,
+    "insufficient_scope": InsufficientScopeError,
     "proxy_token_not_found": ProxyTokenNotFoundError,
     "proxy_token_scope": ProxyTokenScopeError,
     "policy_not_found": PolicyNotFoundError,
@@ -619,6 +627,7 @@ __all__ = [
     "McpAuthRequestExpiredError",
     "McpAuthRequestUsedError",
     "ToolNotAllowedError",
+    "InsufficientScopeError",
     "ProxyTokenNotFoundError",
     "ProxyTokenScopeError",
     "PolicyNotFoundError",

@@ -40,6 +40,7 @@ export const PROBLEM_CODES = {
   mcp_auth_request_expired: { status: 410, retryable: false },
   mcp_auth_request_used: { status: 409, retryable: false },
   tool_not_allowed: { status: 403, retryable: false },
+  insufficient_scope: { status: 403, retryable: false },
   proxy_token_not_found: { status: 404, retryable: false },
   proxy_token_scope: { status: 403, retryable: false },
   policy_not_found: { status: 404, retryable: false },

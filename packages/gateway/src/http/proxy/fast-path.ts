@@ -3,9 +3,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { ProxyTokenService } from '../../auth/proxy-tokens.js';
+import { hasScope, reachesConnection } from '../../auth/scopes.js';
 import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
 import { PROXY_PREFIX } from '../../proxy/path.js';
-import { hasBody, PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
+import { hasBody, PROXY_METHODS, type ProxyService, proxyCall, routingValue } from '../../proxy/service.js';
 import type { UpstreamResponse } from '../../upstream/http.js';
 import { knownPrincipal, knownProxyPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
@@ -54,6 +55,13 @@ export function fastProxy(deps: FastProxyDeps): (req: IncomingMessage, res: Serv
       knownPrincipal(tokens, clients, req.headers.authorization) ??
       (deps.proxyTokens && knownProxyPrincipal(deps.proxyTokens, req.headers));
     if (!principal) return false;
+    // A client limited in scopes or connections takes the full path, which says what it lacks.
+    const grant = clients.grantOf(principal.clientId);
+    if (grant.scopes !== null || grant.connectionNames !== null) {
+      if (!hasScope(grant, 'proxy')) return false;
+      if (!reachesConnection(grant, routingValue(req.headers, 'connection_name', 'x-connection-name')))
+        return false;
+    }
     const prepared = proxy.preparedNow(
       proxyCall(method, url, req.headers, principal.environmentId, originBase(req)),
     );

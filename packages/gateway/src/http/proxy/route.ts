@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PROXY_METHODS, type ProxyService, proxyCall } from '../../proxy/service.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
+import { checkGrant } from '../../auth/scopes.js';
+import { PROXY_METHODS, type ProxyService, proxyCall, routingValue } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
 import { type ProxyBodyLimits, proxyBody } from './body.js';
 import { originBase } from './caller-base.js';
@@ -14,7 +16,7 @@ import { relay } from './relay.js';
  */
 export async function proxyRoutes(
   app: FastifyInstance,
-  opts: { proxy: ProxyService; body: ProxyBodyLimits },
+  opts: { proxy: ProxyService; body: ProxyBodyLimits; grants: ClientStatusCache },
 ): Promise<void> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -31,6 +33,15 @@ export async function proxyRoutes(
         originBase(req.raw),
       );
       // Validated before anything is read from the body or sent anywhere.
+      if (!req.principal.admin) {
+        const grant = opts.grants.grantOf(req.principal.clientId);
+        checkGrant(
+          grant,
+          'proxy',
+          'the proxy',
+          routingValue(req.headers, 'connection_name', 'x-connection-name'),
+        );
+      }
       const prepared = await opts.proxy.prepare(call);
       const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw, opts.body));
       reply.hijack();

@@ -1,9 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { GatewayClientService } from '../../auth/gateway-clients.js';
+import { ALL_SCOPES, SCOPE_PRESETS } from '../../auth/scopes.js';
 
 const CreateClientBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\x00-\\x1f]+$' }) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\x00-\\x1f]+$' }),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: 40,
+        description: `Scopes or presets (${Object.keys(SCOPE_PRESETS).join(', ')}); default: every scope of the creating client. Scopes: ${ALL_SCOPES.join(', ')}.`,
+      }),
+    ),
+    connection_names: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: 200,
+        description: 'The only connections it may reach (links, tools, proxy); default: all.',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -13,7 +30,7 @@ const CreateClientBody = Type.Object(
  */
 export async function clientRoutes(
   app: FastifyInstance,
-  opts: { clients: GatewayClientService },
+  opts: { clients: GatewayClientService; grants: ClientStatusCache },
 ): Promise<void> {
   const { clients } = opts;
   app.get('/clients', { schema: { summary: 'List gateway clients (never their secrets)' } }, async (req) => ({
@@ -24,8 +41,15 @@ export async function clientRoutes(
     '/clients',
     { schema: { summary: 'Create a gateway client; the secret is returned once', body: CreateClientBody } },
     async (req, reply) => {
-      const { name } = req.body as { name: string };
-      const created = await clients.create(req.principal.environmentId, name);
+      const { name, ...options } = req.body as {
+        name: string;
+        scopes?: string[];
+        connection_names?: string[];
+      };
+      const creator = req.principal.admin
+        ? undefined
+        : { id: req.principal.clientId, grant: opts.grants.grantOf(req.principal.clientId) };
+      const created = await clients.create(req.principal.environmentId, name, options, creator);
       return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
@@ -43,7 +67,11 @@ export async function clientRoutes(
       },
     },
     async (req, reply) => {
-      await clients.revoke(req.principal.environmentId, req.params.client_id);
+      await clients.revoke(
+        req.principal.environmentId,
+        req.params.client_id,
+        req.principal.admin ? undefined : { grant: opts.grants.grantOf(req.principal.clientId) },
+      );
       return reply.code(204).send();
     },
   );

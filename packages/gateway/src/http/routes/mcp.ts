@@ -9,6 +9,7 @@ import {
   type McpTokenService,
   type MintInput,
 } from '../../auth/mcp-tokens.js';
+import { type Grant, hasScope, missingScope } from '../../auth/scopes.js';
 import { Problem } from '../../errors/problem.js';
 import type { McpServerDeps } from '../../mcp/server.js';
 import { bearerAuthentication } from '../authenticate.js';
@@ -136,7 +137,7 @@ export async function mcpEndpointRoutes(
       gatewayAuthentication(req, reply, (error) => {
         if (error) return done(error);
         try {
-          req.mcpScope = scopeFromHeaders(req);
+          req.mcpScope = scopeFromHeaders(req, opts.clients.grantOf(req.principal.clientId));
           done();
         } catch (problem) {
           done(problem as Error);
@@ -225,7 +226,8 @@ function withResourceMetadata(error: Error, metadataUrl: string): Error {
   });
 }
 
-function scopeFromHeaders(req: FastifyRequest): McpScope {
+function scopeFromHeaders(req: FastifyRequest, grant: Grant): McpScope {
+  if (!hasScope(grant, 'tools')) throw missingScope('tools', 'the MCP server');
   const raw = req.headers.identifier ?? req.headers['x-identifier'];
   const identifier = Array.isArray(raw) ? raw[0] : raw;
   if (!identifier) {
@@ -234,5 +236,10 @@ function scopeFromHeaders(req: FastifyRequest): McpScope {
       'With a gateway access token, name the end user in the "identifier" header (or mint a per-user token with POST /api/v1/mcp/tokens).',
     );
   }
-  return { environmentId: req.principal.environmentId, identifier, connectionNames: null, tools: null };
+  return {
+    environmentId: req.principal.environmentId,
+    identifier,
+    connectionNames: grant.connectionNames ? [...grant.connectionNames] : null,
+    tools: null,
+  };
 }

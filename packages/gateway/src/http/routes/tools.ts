@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import type { ClientStatusCache } from '../../auth/client-status.js';
 import {
   type ExecutionQuery,
   type ExecutionService,
@@ -53,7 +54,7 @@ const ExecutionsQuery = Type.Object(
 
 export async function toolRoutes(
   app: FastifyInstance,
-  opts: { engine: ToolEngine; executions: ExecutionService },
+  opts: { engine: ToolEngine; executions: ExecutionService; grants: ClientStatusCache },
 ): Promise<void> {
   const { engine } = opts;
 
@@ -85,7 +86,10 @@ export async function toolRoutes(
 
   app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>
     engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
-      id: `client:${req.principal.clientId}`,
+      id: req.principal.admin ? `admin:${req.principal.clientId}` : `client:${req.principal.clientId}`,
+      connectionNames: req.principal.admin
+        ? null
+        : opts.grants.grantOf(req.principal.clientId).connectionNames,
     }),
   );
 
