@@ -1740,6 +1740,10 @@ const EVENT_TYPES = [
   'connection.deleted',
   'tool.execution.failed',
   'webhook.disabled',
+  'approval.requested',
+  'approval.approved',
+  'approval.denied',
+  'approval.expired',
 ];
 
 async function eventsPage(params) {

@@ -4,6 +4,7 @@ import { PorticoConnectionError, PorticoError } from '@portico/sdk';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { createGatewayClient, type IssuedClient, listClients, revokeClient } from './auth/gateway-clients.js';
 import { API_COMMANDS, runApiCommand, UsageError } from './cli/api-commands.js';
+import { cliWording } from './cli/output.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { ADMINS_USAGE, adminsCommand, printAdmin } from './dashboard/admins-command.js';
 import { Problem } from './errors/problem.js';
@@ -273,7 +274,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`error (${error.code}): ${error.detail}\n`);
       for (const e of error.options.errors ?? []) process.stderr.write(`  ${e.path}: ${e.message}\n`);
     } else if (error instanceof PorticoError) {
-      process.stderr.write(`error (${error.code}): ${error.detail}\n`);
+      process.stderr.write(`error (${error.code}): ${cliWording(error.detail)}\n`);
       for (const e of error.errors) process.stderr.write(`  ${e.path}: ${e.message}\n`);
       if (error.authorizationLink)
         process.stderr.write(`  authorization link: ${error.authorizationLink.link}\n`);
@@ -282,6 +283,8 @@ main(process.argv.slice(2)).then(
       process.stderr.write(
         `${error.message} (${cause?.cause?.code ?? cause?.message ?? 'network error'}). Is it running? Set PORTICO_ENV_URL or --env-url.\n`,
       );
+    } else if (error instanceof UsageError && !error.showUsage) {
+      process.stderr.write(`${error.message}\n`);
     } else if (
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')

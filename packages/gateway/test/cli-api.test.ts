@@ -39,6 +39,11 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
       provider: 'hubspot',
       scopes: ['oauth', 'crm.objects.contacts.read'],
     });
+    // Spelt as the API and every other command spell it.
+    expect(view).toHaveProperty('redirect_uri');
+    expect(Object.keys(view).filter((k) => /[A-Z]/.test(k))).toEqual([]);
+    const fields = await cli(['connections', 'get', 'crm']);
+    expect(fields.stdout).toMatch(/^redirect_uri:\s+http/m);
     expect(created.stdout).not.toContain('hsecret');
 
     const table = await cli(['connections', 'list']);
@@ -58,6 +63,10 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     const missing = await cli(['connections', 'get', 'crm']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^error \(connection_not_found\): No connection is named "crm"/);
+    // The hint names the CLI's commands, not the HTTP calls behind them.
+    expect(missing.stderr).toContain('`portico connections list`');
+    expect(missing.stderr).toContain('`portico connections create`');
+    expect(missing.stderr).not.toMatch(/(GET|POST) \/api\/v1/);
   });
 
   it("prints a bad request's problem detail and field errors, exiting non-zero", async () => {
@@ -119,14 +128,20 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     const table = await cli(['tools', 'list', '--provider', 'notion']);
     expect(table.stdout).toMatch(/^notes_user_list\s+notion\s+read\s+/m);
     expect(table.stdout).not.toMatch(/^crm_/m);
+    // Exactly what the LLM API's `tools` parameter takes: an array, no envelope.
     const openai = JSON.parse(
       (await cli(['tools', 'list', '--provider', 'hubspot', '--format', 'openai'])).stdout,
-    ) as {
-      data: { type: string; function: { name: string } }[];
-    };
-    expect(
-      openai.data.every((tool) => tool.type === 'function' && tool.function.name.startsWith('crm_')),
-    ).toBe(true);
+    ) as { type: string; function: { name: string } }[];
+    expect(Array.isArray(openai)).toBe(true);
+    expect(openai.length).toBeGreaterThan(0);
+    expect(openai.every((tool) => tool.type === 'function' && tool.function.name.startsWith('crm_'))).toBe(
+      true,
+    );
+    const anthropic = JSON.parse(
+      (await cli(['tools', 'list', '--provider', 'notion', '--format', 'anthropic'])).stdout,
+    ) as { name: string; input_schema: object }[];
+    expect(Array.isArray(anthropic)).toBe(true);
+    expect(anthropic.every((tool) => tool.name.startsWith('notes_') && tool.input_schema)).toBe(true);
 
     const inline = await cli('tools run notes_user_list --identifier user_42 --input {"page_size":1}');
     expect(inline.status, inline.stderr).toBe(0);
@@ -135,7 +150,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     const execution = await cli(['executions', 'get', executionId, '--json']);
     expect(JSON.parse(execution.stdout)).toMatchObject({
       id: executionId,
-      toolName: 'notes_user_list',
+      tool_name: 'notes_user_list',
       status: 'success',
     });
 
@@ -151,7 +166,7 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
       `@${file}`,
       '--json',
     ]);
-    expect(JSON.parse(fromFile.stdout)).toMatchObject({ executionId: expect.stringMatching(/^exec_/) });
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ execution_id: expect.stringMatching(/^exec_/) });
     const fromStdin = await cli(
       ['tools', 'run', 'notes_user_list', '--identifier', 'user_42', '--input', '-'],
       '{"page_size": 1}',
@@ -241,7 +256,9 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     );
     const anonymous = await runCliAsync(['connections', 'list'], { PORTICO_ENV_URL: t.url });
     expect(anonymous.status).toBe(2);
-    expect(anonymous.stderr).toMatch(/Set PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET/);
+    // Only the line that matters, not the usage text after it.
+    expect(anonymous.stderr.trim().split('\n')).toHaveLength(1);
+    expect(anonymous.stderr).toMatch(/^Set PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET/);
     const wrong = await runCliAsync(['connections', 'list'], { ...env, PORTICO_CLIENT_SECRET: 'pcs_wrong' });
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toMatch(/invalid_client/);

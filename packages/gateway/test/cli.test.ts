@@ -217,7 +217,11 @@ describe('portico commands', () => {
           PORTICO_ENV_URL: restarted.url,
         });
         expect(again.status, again.stderr).toBe(0);
-        expect(JSON.parse(again.stdout)).toMatchObject({ name: 'crm', provider: 'hubspot', clientId: 'hid' });
+        expect(JSON.parse(again.stdout)).toMatchObject({
+          name: 'crm',
+          provider: 'hubspot',
+          client_id: 'hid',
+        });
       } finally {
         restarted.child.kill('SIGTERM');
         await restarted.exited;

@@ -222,9 +222,10 @@ describe.each(BACKENDS)(
       expect(table.stdout).toMatch(/^beta_api\s+Beta API\s+api_key\s+no\s+subdomain\s+-$/m);
       expect(table.stdout).toMatch(/^notion\s+Notion\s+oauth2\s+yes\s/m);
       const listed = JSON.parse((await cli(['providers', 'list', '--json'])).stdout) as {
-        data: { key: string; builtIn: boolean }[];
+        data: { key: string; built_in: boolean }[];
       };
-      expect(listed.data.find((p) => p.key === 'beta_api')).toMatchObject({ builtIn: false });
+      // The CLI's JSON is snake_case, as the API's.
+      expect(listed.data.find((p) => p.key === 'beta_api')).toMatchObject({ built_in: false });
 
       // The definition comes back as written: edit it and replace it from standard input.
       const got = await cli(['providers', 'get', 'beta_api', '--definition']);
@@ -235,7 +236,7 @@ describe.each(BACKENDS)(
         JSON.stringify({ ...definition, display_name: 'Beta API v2' }),
       );
       expect(replaced.status, replaced.stderr).toBe(0);
-      expect(JSON.parse(replaced.stdout)).toMatchObject({ key: 'beta_api', displayName: 'Beta API v2' });
+      expect(JSON.parse(replaced.stdout)).toMatchObject({ key: 'beta_api', display_name: 'Beta API v2' });
 
       const badFile = path.join(dir, 'bad.json');
       await writeFile(badFile, JSON.stringify(apiKeyDefinition('Beta', { display_name: '' })));

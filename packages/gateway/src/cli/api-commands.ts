@@ -15,7 +15,7 @@ import {
   type Webhook,
   type WebhookDelivery,
 } from '@portico/sdk';
-import { type Column, printFields, printJson, printTable } from './output.js';
+import { type Column, printFields, printJson, printTable, snakeKeys } from './output.js';
 
 /**
  * Commands that act on a running gateway through its HTTP API (with the SDK), so they work while
@@ -41,8 +41,18 @@ export interface ApiArgs {
   env: NodeJS.ProcessEnv;
 }
 
-/** A usage mistake: printed with the usage text, exit code 2. */
-export class UsageError extends Error {}
+/**
+ * A usage mistake, exit code 2: printed with the usage text, unless the message alone says what to
+ * do (a missing credential is not a misspelt command, and 40 lines of usage would bury it).
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly showUsage = true,
+  ) {
+    super(message);
+  }
+}
 
 export function gatewayClient(values: ApiArgs['values'], env: NodeJS.ProcessEnv): Portico {
   const envUrl =
@@ -54,6 +64,7 @@ export function gatewayClient(values: ApiArgs['values'], env: NodeJS.ProcessEnv)
   if (!clientId || !clientSecret) {
     throw new UsageError(
       'Set PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET to a gateway client (printed at the first start, or made with `portico clients create` while the gateway is stopped).',
+      false,
     );
   }
   return new Portico({ envUrl, clientId, clientSecret });
@@ -277,8 +288,8 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
   const portico = gatewayClient(values, env);
   const asJson = values.json === true;
   const show = <T extends object>(rows: T[], columns: Column<T>[]) =>
-    asJson ? printJson({ data: rows }) : printTable(rows, columns);
-  const showOne = (value: object) => (asJson ? printJson(value) : printFields(value));
+    asJson ? printJson({ data: rows.map(snakeKeys) }) : printTable(rows, columns);
+  const showOne = (value: object) => (asJson ? printJson(snakeKeys(value)) : printFields(snakeKeys(value)));
 
   switch (command === 'link' ? 'link' : `${command} ${sub ?? ''}`.trim()) {
     case 'connections list': {
@@ -336,13 +347,13 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
     case 'providers get': {
       const provider = await portico.providers.get(needArg(args[0], 'providers get needs a provider key'));
       if (values.definition === true) printJson(provider.definition);
-      else if (asJson) printJson(provider);
+      else if (asJson) printJson(snakeKeys(provider));
       else printFields(providerSummary(provider));
       return 0;
     }
     case 'providers create': {
       const created = await portico.providers.create(await definitionFile(values, 'providers create'));
-      if (asJson) printJson(created);
+      if (asJson) printJson(snakeKeys(created));
       else printFields(providerSummary(created));
       return 0;
     }
@@ -352,7 +363,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         key,
         await definitionFile(values, 'providers replace'),
       );
-      if (asJson) printJson(replaced);
+      if (asJson) printJson(snakeKeys(replaced));
       else printFields(providerSummary(replaced));
       return 0;
     }
@@ -392,7 +403,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         authRequestId: needArg(args[0], 'accounts verify needs the auth_request_id (areq_…)'),
         identifier: needArg(args[1], 'accounts verify needs the identifier of the signed-in user'),
       });
-      if (asJson) printJson(result);
+      if (asJson) printJson(snakeKeys(result));
       else showOne({ ...result.connectedAccount, redirectUrl: result.redirectUrl });
       return 0;
     }
@@ -406,7 +417,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         ...(str(values, 'state') ? { state: str(values, 'state')! } : {}),
         ...(str(values, 'user-verify-url') ? { userVerifyUrl: str(values, 'user-verify-url')! } : {}),
       });
-      if (asJson) printJson(link);
+      if (asJson) printJson(snakeKeys(link));
       else
         process.stdout.write(
           `${link.link}\n(works once; expires ${link.expiresAt}; account ${link.connectedAccountId})\n`,
@@ -417,10 +428,11 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
       const provider = str(values, 'provider') as ProviderKey | undefined;
       const format = str(values, 'format');
       if (format && format !== 'json_schema') {
-        // An LLM format is for pasting into code: always JSON.
-        printJson({
-          data: await portico.tools.list({ ...(provider ? { provider } : {}), format: format as 'openai' }),
-        });
+        // An LLM format is for pasting into code: always JSON, and exactly the array the LLM API
+        // takes (its `tools` parameter), with no envelope to unwrap.
+        printJson(
+          await portico.tools.list({ ...(provider ? { provider } : {}), format: format as 'openai' }),
+        );
       } else {
         show(await portico.tools.list(provider ? { provider } : {}), TOOL_COLUMNS);
       }
@@ -444,7 +456,7 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         toolInput: await toolInput(str(values, 'input')),
         ...(str(values, 'connection') ? { connectionName: str(values, 'connection')! } : {}),
       });
-      printJson(asJson ? result : result.data);
+      printJson(asJson ? snakeKeys(result) : result.data);
       if (!asJson) process.stderr.write(`execution ${result.executionId}\n`);
       return 0;
     }

@@ -19,6 +19,44 @@ function cell(value: unknown, max?: number): string {
   return max && text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * The SDK's camelCase fields as the API and the rest of the CLI spell them (snake_case). Top-level
+ * keys only: nested values are provider data, definitions or user-chosen names, shown as they are.
+ */
+export function snakeKeys<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]),
+  ) as T;
+}
+
+/**
+ * An API error's hint as a CLI user acts on it: `GET /api/v1/connections` becomes
+ * `portico connections list`. Endpoints the CLI has no command for stay as they are.
+ */
+const CLI_EQUIVALENTS: Array<[RegExp, string]> = [
+  [/\bGET \/api\/v1\/connections\b(?!\/)/g, 'portico connections list'],
+  [/\bPOST \/api\/v1\/connections\b(?!\/)/g, 'portico connections create'],
+  [/\bGET \/api\/v1\/providers\b(?!\/)/g, 'portico providers list'],
+  [/\bPOST \/api\/v1\/providers\b(?!\/)/g, 'portico providers create'],
+  [/\bGET \/api\/v1\/tools\b(?!\/)/g, 'portico tools list'],
+  [/\bGET \/api\/v1\/mcp\/tokens\b(?!\/)/g, 'portico mcp-tokens list'],
+  [/\bPOST \/api\/v1\/mcp\/tokens\b(?!\/)/g, 'portico mcp-tokens create'],
+  [/\bGET \/api\/v1\/clients\b(?!\/)/g, 'portico clients list'],
+  [/\bGET \/api\/v1\/connected-accounts\b(?!\/)/g, 'portico accounts list'],
+  [/\bGET \/api\/v1\/executions\b(?!\/)/g, 'portico executions list'],
+  [/\bGET \/api\/v1\/webhooks\b(?!\/)/g, 'portico webhooks list'],
+  [/\bPOST \/api\/v1\/webhooks\b(?!\/)/g, 'portico webhooks create'],
+  [/\bGET \/api\/v1\/events\b(?!\/)/g, 'portico events list'],
+];
+
+export function cliWording(detail: string): string {
+  return CLI_EQUIVALENTS.reduce(
+    (text, [pattern, command]) => text.replace(pattern, `\`${command}\``),
+    detail,
+  );
+}
+
 export function printJson(value: unknown, out: Out = process.stdout): void {
   out.write(`${JSON.stringify(value, null, 2)}\n`);
 }

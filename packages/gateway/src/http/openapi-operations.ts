@@ -1,0 +1,954 @@
+import { ERROR_CODES, type ErrorCode, PROBLEM_CONTENT_TYPE, problemType } from '../errors/problem.js';
+
+/**
+ * What the OpenAPI document says about each operation beyond the routes' own request schemas:
+ * a stable operationId (clients generated from the document name their methods after it, so it
+ * must never change once published), a tag, a summary, a description, the success response and
+ * the problem codes it can answer. Kept apart from the route files so the description of the API
+ * reads as one piece and a test can check that every route has an entry.
+ */
+export interface OperationInfo {
+  id: string;
+  tag: Tag;
+  summary: string;
+  description: string;
+  /** Success status and what it carries; a 204 or a redirect carries nothing; null: never succeeds. */
+  success?: { status: number; description: string; schema?: object; example?: unknown } | null;
+  /** For routes that parse their body themselves (no body schema to generate it from). */
+  requestBody?: object;
+  /** Problem codes this operation can answer with, beyond the ones every operation can. */
+  codes?: ErrorCode[];
+  /** No gateway credential (public endpoints), or another credential than the gateway token. */
+  security?: Array<Record<string, string[]>>;
+}
+
+export const TAGS = [
+  [
+    'Authorization',
+    'The gateway token (client credentials), hosted authorization pages and OAuth callbacks.',
+  ],
+  ['Connected accounts', 'End users’ accounts at providers: authorization links, imports and their state.'],
+  ['Connections', 'An application’s OAuth app or credential settings for one provider.'],
+  ['Providers', 'Built-in and custom provider definitions.'],
+  ['Tools', 'Tool definitions in LLM formats and their execution.'],
+  ['Proxy', 'Calls to a provider’s own API with the end user’s credential injected, and proxy tokens.'],
+  ['Executions', 'The record of tool calls.'],
+  ['Policies', 'Guardrails on tool calls: policies and the approvals they hold calls for.'],
+  ['Events', 'What happened to connected accounts and tool calls.'],
+  ['Webhooks', 'Endpoints that receive events, signed with Standard Webhooks.'],
+  ['MCP', 'The Model Context Protocol endpoint, its tokens and its OAuth authorization server.'],
+  ['Environment', 'Per-environment settings: redirect allow-list and branding.'],
+  ['Clients', 'Gateway clients (client_id and secret pairs) and the dashboard session.'],
+  ['Sandbox', 'Controls of the built-in provider emulators (sandbox mode only).'],
+  ['Health', 'Liveness and readiness probes.'],
+] as const;
+
+export type Tag = (typeof TAGS)[number][0];
+
+const PUBLIC: Array<Record<string, string[]>> = [];
+
+const obj = (
+  description: string,
+  properties?: Record<string, object>,
+  example?: unknown,
+  required?: string[],
+) => ({
+  type: 'object',
+  description,
+  ...(properties ? { properties } : {}),
+  ...(required ? { required } : {}),
+  additionalProperties: true,
+  ...(example === undefined ? {} : { examples: [example] }),
+});
+const list = (item: string, example?: unknown) =>
+  obj(`A page of ${item}.`, { data: { type: 'array', items: { type: 'object' } } }, example);
+
+export const TOKEN_REQUEST = {
+  type: 'object',
+  description: 'The client_credentials grant (RFC 6749 §4.4) with the client’s credentials in the body.',
+  required: ['grant_type', 'client_id', 'client_secret'],
+  properties: {
+    grant_type: { type: 'string', const: 'client_credentials' },
+    client_id: { type: 'string', description: 'A gateway client’s id (cli_…).' },
+    client_secret: { type: 'string', description: 'Its secret (pcs_…), shown once when it was created.' },
+  },
+};
+
+const TOKEN_RESPONSE = obj(
+  'An OAuth 2.0 access token response (RFC 6749 §5.1).',
+  {
+    access_token: { type: 'string', description: 'The gateway token: send it as `Authorization: Bearer …`.' },
+    token_type: { type: 'string', const: 'Bearer' },
+    expires_in: { type: 'integer', description: 'Seconds until the token expires.' },
+  },
+  { access_token: 'eyJhbGciOi…', token_type: 'Bearer', expires_in: 3600 },
+  ['access_token', 'token_type', 'expires_in'],
+);
+const TOOL = obj(
+  'A tool definition in the format asked for (json_schema by default).',
+  {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    input_schema: { type: 'object' },
+  },
+  {
+    name: 'notes_data_fetch',
+    description: 'Search the workspace’s pages and databases.',
+    input_schema: { type: 'object' },
+  },
+  ['name'],
+);
+const EXECUTE_RESPONSE = obj(
+  'What the tool returned, and the id of the execution record.',
+  {
+    data: { type: 'object', additionalProperties: true },
+    execution_id: { type: 'string' },
+  },
+  { data: { id: '101', email: 'ada@example.com' }, execution_id: 'exe_01J…' },
+  ['data', 'execution_id'],
+);
+const CONNECTION = obj('A connection (its secrets are never returned).', undefined, {
+  name: 'google',
+  provider: 'google',
+  auth_type: 'OAUTH2',
+  created_at: '2026-01-01T00:00:00.000Z',
+});
+const ACCOUNT = obj('A connected account.', undefined, {
+  id: 'ca_01J…',
+  connection_name: 'google',
+  identifier: 'user-42',
+  status: 'ACTIVE',
+});
+const LINK = obj('An authorization link to send the end user to.', {
+  link: { type: 'string', format: 'uri' },
+  expires_at: { type: 'string', format: 'date-time' },
+});
+
+const ok = (description: string, schema?: object, example?: unknown) => ({
+  status: 200,
+  description,
+  ...(schema ? { schema } : {}),
+  ...(example === undefined ? {} : { example }),
+});
+const created = (description: string, schema?: object) => ({
+  status: 201,
+  description,
+  ...(schema ? { schema } : {}),
+});
+const noContent = { status: 204, description: 'Done; no body.' };
+
+/** Keyed by the router's method and path (`:name` parameters, `*` for the proxy's rest of path). */
+export const OPERATIONS: Record<string, OperationInfo> = {
+  'GET /healthz': {
+    id: 'getLiveness',
+    tag: 'Health',
+    summary: 'Liveness probe',
+    description: 'Answers 200 while the process serves requests; checks nothing else.',
+    success: ok('The process is up.', obj('Liveness.', { status: { type: 'string' } }, { status: 'ok' })),
+    security: PUBLIC,
+  },
+  'GET /readyz': {
+    id: 'getReadiness',
+    tag: 'Health',
+    summary: 'Readiness probe',
+    description: 'Answers 200 when the store answers and migrations are applied, 503 otherwise.',
+    success: ok('Ready for traffic.', obj('Readiness.', { status: { type: 'string' } }, { status: 'ok' })),
+    codes: ['service_unavailable'],
+    security: PUBLIC,
+  },
+  'POST /oauth/token': {
+    id: 'createGatewayToken',
+    tag: 'Authorization',
+    summary: 'Get a gateway token (client credentials)',
+    description:
+      'The OAuth 2.0 client_credentials grant: send grant_type, client_id and client_secret as a form or JSON body (an Authorization header is ignored). The access token authorizes every /api/v1 call and the proxy.',
+    success: ok('A gateway token.', TOKEN_RESPONSE),
+    requestBody: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } },
+        'application/json': {
+          schema: { $ref: '#/components/schemas/TokenRequest' },
+          example: { grant_type: 'client_credentials', client_id: 'cli_…', client_secret: 'pcs_…' },
+        },
+      },
+    },
+    codes: ['unsupported_grant_type', 'invalid_client', 'rate_limited'],
+    security: PUBLIC,
+  },
+  'GET /connect/:token': {
+    id: 'showAuthorizationPage',
+    tag: 'Authorization',
+    summary: 'Hosted authorization page',
+    description:
+      'Where an authorization link leads the end user: an HTML page (or a redirect to the provider) that starts the consent.',
+    success: ok('An HTML page.'),
+    codes: ['link_invalid'],
+    security: PUBLIC,
+  },
+  'POST /connect/:token': {
+    id: 'submitAuthorizationPage',
+    tag: 'Authorization',
+    summary: 'Submit the hosted authorization page',
+    description:
+      'The hosted page’s form: starts the provider consent (303 to the provider) or stores an API key or user name and password.',
+    success: {
+      status: 303,
+      description: 'To the provider’s consent page or the application’s redirect_url.',
+    },
+    codes: ['link_invalid', 'credentials_invalid'],
+    security: PUBLIC,
+  },
+  'GET /sso/v1/oauth/:connection_id/callback': {
+    id: 'handleOAuthCallback',
+    tag: 'Authorization',
+    summary: 'OAuth redirect URI',
+    description:
+      'Where the provider sends the end user back after consent; Portico exchanges the code and redirects to the application’s redirect_url.',
+    success: { status: 302, description: 'To the application’s redirect_url.' },
+    codes: ['link_invalid'],
+    security: PUBLIC,
+  },
+  'POST /sso/v1/oauth/:connection_id/callback': {
+    id: 'handleOAuthFormPostCallback',
+    tag: 'Authorization',
+    summary: 'OAuth redirect URI (form_post)',
+    description: 'The same callback for providers that answer with response_mode=form_post.',
+    success: { status: 302, description: 'To the application’s redirect_url.' },
+    codes: ['link_invalid'],
+    security: PUBLIC,
+  },
+  'POST /api/v1/admin/session': {
+    id: 'createAdminSession',
+    tag: 'Clients',
+    summary: 'Sign in to the dashboard',
+    description: 'Checks the admin user name and password and sets the HttpOnly session cookie.',
+    codes: ['invalid_credentials', 'rate_limited'],
+    security: PUBLIC,
+  },
+  'GET /api/v1/admin/session': {
+    id: 'getAdminSession',
+    tag: 'Clients',
+    summary: 'The dashboard session',
+    description: 'The signed-in admin and the session’s CSRF token (cookie only).',
+    security: [{ dashboardSession: [] }],
+  },
+  'DELETE /api/v1/admin/session': {
+    id: 'deleteAdminSession',
+    tag: 'Clients',
+    summary: 'Sign out of the dashboard',
+    description: 'Ends the session; needs the X-CSRF-Token header.',
+    success: noContent,
+    codes: ['csrf_failed'],
+    security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'POST /api/v1/connections': {
+    id: 'createConnection',
+    tag: 'Connections',
+    summary: 'Create a connection',
+    description:
+      'Stores an OAuth app (client id and secret, scopes) or another credential setting for a provider.',
+    success: created('The connection.', CONNECTION),
+    codes: ['connection_exists', 'provider_not_found'],
+  },
+  'GET /api/v1/connections': {
+    id: 'listConnections',
+    tag: 'Connections',
+    summary: 'List connections',
+    description: 'The connections of the caller’s environment.',
+    success: ok('Connections.', list('connections')),
+  },
+  'GET /api/v1/connections/:name': {
+    id: 'getConnection',
+    tag: 'Connections',
+    summary: 'Get a connection',
+    description: 'One connection by name.',
+    success: ok('The connection.', CONNECTION),
+    codes: ['connection_not_found'],
+  },
+  'PATCH /api/v1/connections/:name': {
+    id: 'updateConnection',
+    tag: 'Connections',
+    summary: 'Update a connection',
+    description: 'Changes the given fields only; secrets can be replaced, never read.',
+    success: ok('The updated connection.', CONNECTION),
+    codes: ['connection_not_found'],
+  },
+  'DELETE /api/v1/connections/:name': {
+    id: 'deleteConnection',
+    tag: 'Connections',
+    summary: 'Delete a connection',
+    description: 'Deletes the connection and its connected accounts.',
+    success: noContent,
+    codes: ['connection_not_found'],
+  },
+  'POST /api/v1/connected-accounts/authorization-link': {
+    id: 'createAuthorizationLink',
+    tag: 'Connected accounts',
+    summary: 'Create an authorization link',
+    description:
+      'A single-use link to send the end user to; their consent creates (or refreshes) the connected account for this identifier.',
+    success: created('The link.', LINK),
+    codes: ['connection_not_found'],
+  },
+  'POST /api/v1/connected-accounts/import': {
+    id: 'importConnectedAccount',
+    tag: 'Connected accounts',
+    summary: 'Import a connected account',
+    description:
+      'Create (or update) an ACTIVE account from a credential the application already holds: OAuth tokens, an API key, or a user name and password.',
+    success: created('The account.', ACCOUNT),
+    codes: ['connection_not_found', 'credentials_invalid'],
+  },
+  'POST /api/v1/connected-accounts/verify': {
+    id: 'verifyConnectedAccount',
+    tag: 'Connected accounts',
+    summary: 'Verify the user of a consent',
+    description:
+      'Confirms who consented when the link used user_verify_url; the account then becomes ACTIVE.',
+    success: ok('The account.', ACCOUNT),
+    codes: ['verification_not_found', 'verification_expired', 'verification_failed'],
+  },
+  'GET /api/v1/connected-accounts': {
+    id: 'listConnectedAccounts',
+    tag: 'Connected accounts',
+    summary: 'List connected accounts',
+    description: 'Filter by connection, identifier or status; paged.',
+    success: ok('Accounts.', list('connected accounts')),
+  },
+  'GET /api/v1/connected-accounts/summary': {
+    id: 'summarizeConnectedAccounts',
+    tag: 'Connected accounts',
+    summary: 'Summary of connected accounts',
+    description: 'Accounts by status and connection, and those that expired in the last 7 days.',
+    success: ok('Counts.', obj('Counts by status and connection.')),
+  },
+  'GET /api/v1/connected-accounts/:id': {
+    id: 'getConnectedAccount',
+    tag: 'Connected accounts',
+    summary: 'Get a connected account',
+    description: 'One account by id (never its tokens).',
+    success: ok('The account.', ACCOUNT),
+    codes: ['account_not_found'],
+  },
+  'DELETE /api/v1/connected-accounts/:id': {
+    id: 'disconnectConnectedAccount',
+    tag: 'Connected accounts',
+    summary: 'Disconnect a connected account',
+    description:
+      'Revokes the grant at the provider where it can, deletes the tokens, and answers the account as it was.',
+    success: ok('The account.', ACCOUNT),
+    codes: ['account_not_found'],
+  },
+  'GET /api/v1/tools': {
+    id: 'listTools',
+    tag: 'Tools',
+    summary: 'List tools',
+    description:
+      'Every tool, or one provider’s, in the format asked for: json_schema (default), openai, anthropic, … ready to hand to an LLM.',
+    success: ok(
+      'Tools.',
+      obj('The tools.', { data: { type: 'array', items: TOOL }, notice: { type: 'string' } }),
+    ),
+  },
+  'GET /api/v1/tools/:name': {
+    id: 'getTool',
+    tag: 'Tools',
+    summary: 'Get a tool',
+    description: 'One tool’s definition in the format asked for.',
+    success: ok('The tool.', TOOL),
+    codes: ['unknown_tool'],
+  },
+  'POST /api/v1/tools/execute': {
+    id: 'executeTool',
+    tag: 'Tools',
+    summary: 'Execute a tool',
+    description:
+      'Runs a tool as the end user named by identifier, with their connected account’s credential; the input is validated against the tool’s schema first.',
+    success: ok('What the tool returned.', EXECUTE_RESPONSE),
+    codes: [
+      'unknown_tool',
+      'account_not_found',
+      'account_not_active',
+      'ambiguous_account',
+      'policy_denied',
+      'policy_constraint',
+      'policy_budget_exceeded',
+      'approval_required',
+      'upstream_unauthorized',
+      'upstream_not_found',
+      'upstream_validation',
+      'upstream_forbidden',
+      'upstream_rate_limited',
+      'upstream_error',
+      'upstream_timeout',
+      'upstream_unavailable',
+    ],
+  },
+  'GET /api/v1/executions': {
+    id: 'listExecutions',
+    tag: 'Executions',
+    summary: 'List executions',
+    description:
+      'Tool calls, newest first; filter by tool, identifier, status and time; paged with page_token.',
+    success: ok('Executions.', list('executions')),
+  },
+  'GET /api/v1/executions/stats': {
+    id: 'getExecutionStats',
+    tag: 'Executions',
+    summary: 'Execution statistics',
+    description: 'Executions per hour by outcome, top error codes, p50/p95 duration per provider.',
+    success: ok('Statistics.', obj('Statistics.')),
+  },
+  'GET /api/v1/executions/:id': {
+    id: 'getExecution',
+    tag: 'Executions',
+    summary: 'Get an execution',
+    description: 'One tool call’s record.',
+    success: ok('The execution.', obj('An execution record.')),
+    codes: ['execution_not_found'],
+  },
+  'GET /api/v1/events': {
+    id: 'listEvents',
+    tag: 'Events',
+    summary: 'List events',
+    description: 'Events of the environment, newest first, paged.',
+    success: ok('Events.', list('events')),
+  },
+  'POST /api/v1/webhooks': {
+    id: 'createWebhook',
+    tag: 'Webhooks',
+    summary: 'Create a webhook endpoint',
+    description: 'Registers a URL for events; the signing secret is returned once.',
+    success: created('The endpoint, with its secret.', obj('A webhook endpoint.')),
+  },
+  'GET /api/v1/webhooks': {
+    id: 'listWebhooks',
+    tag: 'Webhooks',
+    summary: 'List webhook endpoints',
+    description: 'The environment’s webhook endpoints (never their secrets).',
+    success: ok('Endpoints.', list('webhook endpoints')),
+  },
+  'GET /api/v1/webhooks/:id': {
+    id: 'getWebhook',
+    tag: 'Webhooks',
+    summary: 'Get a webhook endpoint',
+    description: 'One endpoint by id.',
+    success: ok('The endpoint.', obj('A webhook endpoint.')),
+    codes: ['webhook_not_found'],
+  },
+  'PATCH /api/v1/webhooks/:id': {
+    id: 'updateWebhook',
+    tag: 'Webhooks',
+    summary: 'Update a webhook endpoint',
+    description: 'Changes its URL, event types or enabled state.',
+    success: ok('The endpoint.', obj('A webhook endpoint.')),
+    codes: ['webhook_not_found'],
+  },
+  'DELETE /api/v1/webhooks/:id': {
+    id: 'deleteWebhook',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook endpoint',
+    description: 'Stops deliveries and deletes the endpoint.',
+    success: noContent,
+    codes: ['webhook_not_found'],
+  },
+  'POST /api/v1/webhooks/:id/rotate-secret': {
+    id: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    summary: 'Rotate a webhook signing secret',
+    description: 'A new secret, returned once; the old one keeps signing for a grace period.',
+    success: ok('The new secret.', obj('The endpoint with its new secret.')),
+    codes: ['webhook_not_found'],
+  },
+  'GET /api/v1/webhooks/:id/deliveries': {
+    id: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    summary: 'List deliveries',
+    description: 'Delivery attempts to this endpoint, newest first.',
+    success: ok('Deliveries.', list('deliveries')),
+    codes: ['webhook_not_found'],
+  },
+  'POST /api/v1/webhooks/:id/deliveries/:event_id/retry': {
+    id: 'retryWebhookDelivery',
+    tag: 'Webhooks',
+    summary: 'Retry a delivery',
+    description: 'Queues the event for delivery again.',
+    success: { status: 202, description: 'Queued.', schema: obj('The queued delivery.') },
+    codes: ['webhook_not_found', 'event_not_found', 'webhook_disabled'],
+  },
+  'POST /api/v1/sandbox/connections/:name/expire-tokens': {
+    id: 'expireSandboxTokens',
+    tag: 'Sandbox',
+    summary: 'Expire a sandbox connection’s tokens',
+    description: 'Makes the emulator reject the current access tokens, to exercise refresh.',
+    success: ok('Done.', obj('What was expired.')),
+    codes: ['connection_not_found'],
+  },
+  'POST /api/v1/sandbox/connections/:name/revoke-grants': {
+    id: 'revokeSandboxGrants',
+    tag: 'Sandbox',
+    summary: 'Revoke a sandbox connection’s grants',
+    description: 'Makes the emulator forget every grant, so accounts go EXPIRED on their next call.',
+    success: ok('Done.', obj('What was revoked.')),
+    codes: ['connection_not_found'],
+  },
+  'POST /api/v1/sandbox/reset': {
+    id: 'resetSandbox',
+    tag: 'Sandbox',
+    summary: 'Reset the sandbox emulators',
+    description: 'Back to the seeded data.',
+    success: ok('Done.', obj('Reset.')),
+  },
+  'POST /api/v1/mcp/tokens': {
+    id: 'createMcpToken',
+    tag: 'MCP',
+    summary: 'Mint an MCP token',
+    description:
+      'A bearer token for /mcp bound to one identifier and optionally a tool allow-list; returned once.',
+    success: created('The token.', obj('An MCP token and its id.')),
+  },
+  'GET /api/v1/mcp/tokens': {
+    id: 'listMcpTokens',
+    tag: 'MCP',
+    summary: 'List MCP tokens',
+    description: 'MCP tokens of the environment (never the tokens themselves).',
+    success: ok('Tokens.', list('MCP tokens')),
+  },
+  'DELETE /api/v1/mcp/tokens/:id': {
+    id: 'revokeMcpToken',
+    tag: 'MCP',
+    summary: 'Revoke an MCP token',
+    description: 'The token stops working at once.',
+    success: noContent,
+    codes: ['mcp_token_not_found'],
+  },
+  'POST /api/v1/proxy/tokens': {
+    id: 'createProxyToken',
+    tag: 'Proxy',
+    summary: 'Mint a proxy token',
+    description: 'A bearer token for /proxy limited to one connection and identifier; returned once.',
+    success: created('The token.', obj('A proxy token and its id.')),
+  },
+  'GET /api/v1/proxy/tokens': {
+    id: 'listProxyTokens',
+    tag: 'Proxy',
+    summary: 'List proxy tokens',
+    description: 'Proxy tokens of the environment (never the tokens themselves).',
+    success: ok('Tokens.', list('proxy tokens')),
+  },
+  'DELETE /api/v1/proxy/tokens/:id': {
+    id: 'revokeProxyToken',
+    tag: 'Proxy',
+    summary: 'Revoke a proxy token',
+    description: 'The token stops working at once.',
+    success: noContent,
+    codes: ['proxy_token_not_found'],
+  },
+  'GET /api/v1/policies': {
+    id: 'listPolicies',
+    tag: 'Policies',
+    summary: 'List policies',
+    description: 'The environment’s tool-call policies.',
+    success: ok('Policies.', list('policies')),
+  },
+  'POST /api/v1/policies': {
+    id: 'createPolicy',
+    tag: 'Policies',
+    summary: 'Create a policy',
+    description: 'Allow or deny tools, constrain their input, budget calls or require approval.',
+    success: created('The policy.', obj('A policy.')),
+    codes: ['policy_exists'],
+  },
+  'GET /api/v1/policies/:name': {
+    id: 'getPolicy',
+    tag: 'Policies',
+    summary: 'Get a policy',
+    description: 'One policy by name.',
+    success: ok('The policy.', obj('A policy.')),
+    codes: ['policy_not_found'],
+  },
+  'PUT /api/v1/policies/:name': {
+    id: 'replacePolicy',
+    tag: 'Policies',
+    summary: 'Replace a policy',
+    description: 'Replaces the whole policy.',
+    success: ok('The policy.', obj('A policy.')),
+    codes: ['policy_not_found'],
+  },
+  'DELETE /api/v1/policies/:name': {
+    id: 'deletePolicy',
+    tag: 'Policies',
+    summary: 'Delete a policy',
+    description: 'Deletes the policy.',
+    success: noContent,
+    codes: ['policy_not_found'],
+  },
+  'GET /api/v1/approvals': {
+    id: 'listApprovals',
+    tag: 'Policies',
+    summary: 'List approvals',
+    description: 'Calls held for approval, newest first.',
+    success: ok('Approvals.', list('approvals')),
+  },
+  'GET /api/v1/approvals/:id': {
+    id: 'getApproval',
+    tag: 'Policies',
+    summary: 'Get an approval',
+    description: 'One held call and its decision.',
+    success: ok('The approval.', obj('An approval.')),
+    codes: ['approval_not_found'],
+  },
+  'POST /api/v1/approvals/:id/approve': {
+    id: 'approveApproval',
+    tag: 'Policies',
+    summary: 'Approve a held call',
+    description: 'The call can then run once with approval_id.',
+    success: ok('The approval.', obj('An approval.')),
+    codes: ['approval_not_found', 'approval_expired', 'approval_used'],
+  },
+  'POST /api/v1/approvals/:id/deny': {
+    id: 'denyApproval',
+    tag: 'Policies',
+    summary: 'Deny a held call',
+    description: 'The call will not run.',
+    success: ok('The approval.', obj('An approval.')),
+    codes: ['approval_not_found', 'approval_expired', 'approval_used'],
+  },
+  'GET /api/v1/mcp/oauth/settings': {
+    id: 'getMcpOAuthSettings',
+    tag: 'MCP',
+    summary: 'MCP OAuth settings',
+    description: 'This environment’s MCP OAuth sign-in URL and the MCP URL its OAuth clients use.',
+    success: ok('The settings.', obj('MCP OAuth settings.')),
+  },
+  'PUT /api/v1/mcp/oauth/settings': {
+    id: 'setMcpOAuthSettings',
+    tag: 'MCP',
+    summary: 'Set the MCP OAuth sign-in URL',
+    description: 'Set (or, with null, remove) the MCP OAuth sign-in URL.',
+    success: ok('The settings.', obj('MCP OAuth settings.')),
+  },
+  'POST /api/v1/mcp/oauth/approve': {
+    id: 'approveMcpAuthorization',
+    tag: 'MCP',
+    summary: 'Approve an MCP authorization request',
+    description: 'For a signed-in end user; answers where to send the browser.',
+    success: ok('Where to send the browser.', obj('A redirect target.')),
+    codes: ['mcp_auth_request_not_found', 'mcp_auth_request_expired', 'mcp_auth_request_used'],
+  },
+  'POST /api/v1/mcp/oauth/deny': {
+    id: 'denyMcpAuthorization',
+    tag: 'MCP',
+    summary: 'Deny an MCP authorization request',
+    description: 'Answers where to send the browser.',
+    success: ok('Where to send the browser.', obj('A redirect target.')),
+    codes: ['mcp_auth_request_not_found', 'mcp_auth_request_expired', 'mcp_auth_request_used'],
+  },
+  'GET /api/v1/clients': {
+    id: 'listClients',
+    tag: 'Clients',
+    summary: 'List gateway clients',
+    description: 'Gateway clients of the environment (never their secrets).',
+    success: ok('Clients.', list('gateway clients')),
+  },
+  'POST /api/v1/clients': {
+    id: 'createClient',
+    tag: 'Clients',
+    summary: 'Create a gateway client',
+    description: 'A new client_id and client_secret; the secret is returned once.',
+    success: created('The client with its secret.', obj('A gateway client.')),
+  },
+  'DELETE /api/v1/clients/:client_id': {
+    id: 'revokeClient',
+    tag: 'Clients',
+    summary: 'Revoke a gateway client',
+    description: 'Its tokens stop working at once.',
+    success: noContent,
+    codes: ['client_not_found'],
+  },
+  'GET /api/v1/providers': {
+    id: 'listProviders',
+    tag: 'Providers',
+    summary: 'List providers',
+    description:
+      'The providers (built-in and custom), their default and common scopes, and the setup steps at the provider ({redirect_uri} stands for the connection’s).',
+    success: ok('Providers.', list('providers')),
+  },
+  'POST /api/v1/providers': {
+    id: 'createProvider',
+    tag: 'Providers',
+    summary: 'Create a custom provider',
+    description: 'From a provider definition (see docs/providers/definition-format.md).',
+    success: created('The provider.', obj('A provider.')),
+    codes: ['provider_exists'],
+  },
+  'GET /api/v1/providers/:key': {
+    id: 'getProvider',
+    tag: 'Providers',
+    summary: 'Get a provider',
+    description: 'One provider, with its definition.',
+    success: ok('The provider.', obj('A provider.')),
+    codes: ['provider_not_found'],
+  },
+  'PUT /api/v1/providers/:key': {
+    id: 'replaceProvider',
+    tag: 'Providers',
+    summary: 'Replace a custom provider',
+    description: 'Replaces a custom provider’s definition; built-in ones cannot be changed.',
+    success: ok('The provider.', obj('A provider.')),
+    codes: ['provider_not_found', 'provider_built_in'],
+  },
+  'DELETE /api/v1/providers/:key': {
+    id: 'deleteProvider',
+    tag: 'Providers',
+    summary: 'Delete a custom provider',
+    description: 'Only when no connection uses it.',
+    success: noContent,
+    codes: ['provider_not_found', 'provider_in_use', 'provider_built_in'],
+  },
+  'GET /api/v1/environment': {
+    id: 'getEnvironment',
+    tag: 'Environment',
+    summary: 'Get the environment settings',
+    description: 'This client’s environment: its redirect_url allow-list and its branding.',
+    success: ok('The settings.', obj('Environment settings.')),
+  },
+  'PATCH /api/v1/environment': {
+    id: 'updateEnvironment',
+    tag: 'Environment',
+    summary: 'Update the environment settings',
+    description:
+      'Set the redirect_url allow-list (extends PORTICO_REDIRECT_URL_ALLOWLIST) and the branding on the pages end users see.',
+    success: ok('The settings.', obj('Environment settings.')),
+  },
+  'GET /.well-known/oauth-protected-resource': {
+    id: 'getMcpProtectedResourceMetadata',
+    tag: 'MCP',
+    summary: 'Protected resource metadata of /mcp',
+    description: 'RFC 9728 metadata naming the authorization server of /mcp.',
+    success: ok('Metadata.', obj('RFC 9728 metadata.')),
+    security: PUBLIC,
+  },
+  'GET /.well-known/oauth-protected-resource/mcp': {
+    id: 'getMcpPathProtectedResourceMetadata',
+    tag: 'MCP',
+    summary: 'Protected resource metadata of /mcp (path form)',
+    description: 'The same RFC 9728 metadata at the path-suffixed well-known URL.',
+    success: ok('Metadata.', obj('RFC 9728 metadata.')),
+    security: PUBLIC,
+  },
+  'GET /.well-known/oauth-protected-resource/mcp/e/:environment_id': {
+    id: 'getEnvironmentMcpProtectedResourceMetadata',
+    tag: 'MCP',
+    summary: 'Protected resource metadata of an environment’s MCP URL',
+    description: 'RFC 9728 metadata of /mcp/e/{environment_id}.',
+    success: ok('Metadata.', obj('RFC 9728 metadata.')),
+    security: PUBLIC,
+  },
+  'GET /.well-known/oauth-authorization-server': {
+    id: 'getMcpAuthorizationServerMetadata',
+    tag: 'MCP',
+    summary: 'Authorization server metadata',
+    description: 'RFC 8414 metadata of MCP OAuth.',
+    success: ok('Metadata.', obj('RFC 8414 metadata.')),
+    security: PUBLIC,
+  },
+  'GET /mcp/oauth/authorize': {
+    id: 'authorizeMcpClient',
+    tag: 'MCP',
+    summary: 'MCP OAuth authorization endpoint',
+    description:
+      'Redirects the browser to the application’s sign-in URL (or back to the client with an error).',
+    success: { status: 302, description: 'To the sign-in URL or back to the client.' },
+    security: PUBLIC,
+  },
+  'POST /mcp/oauth/register': {
+    id: 'registerMcpClient',
+    tag: 'MCP',
+    summary: 'MCP OAuth dynamic client registration',
+    description: 'RFC 7591 registration of an MCP client.',
+    success: created('The registered client.', obj('RFC 7591 client information.')),
+    security: PUBLIC,
+  },
+  'POST /mcp/oauth/token': {
+    id: 'createMcpOAuthToken',
+    tag: 'MCP',
+    summary: 'MCP OAuth token endpoint',
+    description: 'authorization_code (PKCE) and refresh_token grants.',
+    success: ok('Tokens.', obj('An OAuth token response.')),
+    codes: ['invalid_client', 'unsupported_grant_type'],
+    security: PUBLIC,
+  },
+  'POST /mcp/oauth/revoke': {
+    id: 'revokeMcpOAuthToken',
+    tag: 'MCP',
+    summary: 'MCP OAuth token revocation',
+    description: 'RFC 7009 revocation; always 200.',
+    success: ok('Revoked (or unknown).'),
+    security: PUBLIC,
+  },
+  'POST /mcp': {
+    id: 'callMcp',
+    tag: 'MCP',
+    summary: 'MCP endpoint (Streamable HTTP)',
+    description:
+      'JSON-RPC messages of the Model Context Protocol: tools/list and tools/call for the identifier the MCP token is bound to.',
+    success: ok('A JSON-RPC response (or an event stream).', obj('A JSON-RPC message.')),
+    codes: ['tool_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'GET /mcp': {
+    id: 'getMcp',
+    tag: 'MCP',
+    summary: 'MCP endpoint (GET: not supported)',
+    description: 'Portico runs MCP stateless: no server-initiated stream; answers 405.',
+    success: null,
+    codes: ['method_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'DELETE /mcp': {
+    id: 'deleteMcpSession',
+    tag: 'MCP',
+    summary: 'MCP endpoint (DELETE: not supported)',
+    description: 'There are no sessions to end; answers 405.',
+    success: null,
+    codes: ['method_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'POST /mcp/e/:environment_id': {
+    id: 'callEnvironmentMcp',
+    tag: 'MCP',
+    summary: 'An environment’s MCP endpoint',
+    description: 'Like POST /mcp, at the URL MCP OAuth clients of one environment use.',
+    success: ok('A JSON-RPC response (or an event stream).', obj('A JSON-RPC message.')),
+    codes: ['tool_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'GET /mcp/e/:environment_id': {
+    id: 'getEnvironmentMcp',
+    tag: 'MCP',
+    summary: 'An environment’s MCP endpoint (GET: not supported)',
+    description: 'Answers 405.',
+    success: null,
+    codes: ['method_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'DELETE /mcp/e/:environment_id': {
+    id: 'deleteEnvironmentMcpSession',
+    tag: 'MCP',
+    summary: 'An environment’s MCP endpoint (DELETE: not supported)',
+    description: 'Answers 405.',
+    success: null,
+    codes: ['method_not_allowed'],
+    security: [{ mcpToken: [] }],
+  },
+  'GET /metrics': {
+    id: 'getMetrics',
+    tag: 'Health',
+    summary: 'Prometheus metrics',
+    description: 'Only when PORTICO_METRICS_TOKEN is set; text exposition format.',
+    success: ok('Metrics.'),
+    security: [{ metricsToken: [] }],
+  },
+};
+
+const PROXY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const PROXY_CODES: ErrorCode[] = [
+  'invalid_path',
+  'missing_header',
+  'connection_not_found',
+  'account_not_found',
+  'account_not_active',
+  'proxy_token_scope',
+  'upstream_unauthorized',
+  'upstream_timeout',
+  'upstream_unavailable',
+];
+for (const method of PROXY_METHODS) {
+  const lower = method.toLowerCase();
+  OPERATIONS[`${method} /proxy/*`] = {
+    id: `proxy${method[0]}${lower.slice(1)}`,
+    tag: 'Proxy',
+    summary: `Proxy a ${method} to the provider’s API`,
+    description:
+      'Sends the request to the provider’s API base URL plus {path}, with the end user’s credential injected. Name the account with the connection_name and identifier headers (or x-connection-name and x-identifier), or use a proxy token, which carries both. The provider’s status, headers and body come back as they are; only Portico’s own failures are problems.',
+    success: { status: 200, description: 'The provider’s response, as it is (any status).' },
+    codes: PROXY_CODES,
+    security: [{ bearer: [] }, { proxyToken: [] }],
+  };
+}
+
+/** Every operation can answer these (authentication, validation, limits, failures). */
+const COMMON_CODES: ErrorCode[] = [
+  'invalid_input',
+  'invalid_json',
+  'unsupported_media_type',
+  'payload_too_large',
+  'unauthenticated',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
+
+export const PROBLEM_SCHEMA = {
+  type: 'object',
+  description:
+    'An RFC 9457 problem. `code` is stable: branch on it, never on `title` or `detail`; `detail` says what to change.',
+  required: ['type', 'title', 'status', 'code', 'detail', 'request_id', 'retryable'],
+  properties: {
+    type: { type: 'string', format: 'uri', description: 'A URI naming the problem type.' },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    code: { type: 'string', enum: Object.keys(ERROR_CODES), description: 'The stable error code.' },
+    detail: { type: 'string', description: 'What went wrong and what to change.' },
+    request_id: { type: 'string' },
+    retryable: { type: 'boolean' },
+    retry_after_ms: { type: 'integer', minimum: 0 },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+    upstream: {
+      type: 'object',
+      properties: { status: { type: 'integer' }, body: {} },
+    },
+  },
+  additionalProperties: true,
+};
+
+/** The problem responses of an operation, grouped by status, each listing its possible codes. */
+export function problemResponses(codes: ErrorCode[] = [], isPublic = false): Record<string, object> {
+  const all = [...new Set([...COMMON_CODES.filter((c) => !(isPublic && c === 'unauthenticated')), ...codes])];
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of all) {
+    const status: number = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, object> = {};
+  for (const [status, statusCodes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const first = statusCodes[0]!;
+    responses[String(status)] = {
+      description: `${ERROR_CODES[first].title}. Codes: ${statusCodes.map((c) => `\`${c}\``).join(', ')}.`,
+      content: {
+        [PROBLEM_CONTENT_TYPE]: {
+          schema: { $ref: '#/components/schemas/Problem' },
+          example: {
+            type: problemType(first),
+            title: ERROR_CODES[first].title,
+            status,
+            code: first,
+            detail: 'What went wrong and what to change.',
+            request_id: 'req_0a1b2c3d',
+            retryable: 'retryable' in ERROR_CODES[first],
+          },
+        },
+      },
+    };
+  }
+  return responses;
+}
