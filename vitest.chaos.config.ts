@@ -10,6 +10,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    setupFiles: ['packages/gateway/test/helpers/no-leaked-listeners.ts'],
     fileParallelism: false,
   },
 });

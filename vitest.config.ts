@@ -6,5 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['packages/gateway/test/helpers/no-leaked-listeners.ts'],
   },
 });

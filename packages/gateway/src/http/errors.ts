@@ -192,6 +192,8 @@ export function rawProblemResponse(problem: Problem, requestId: string): string 
   );
 }
 
+const lingering = new WeakSet<Socket>();
+
 /** How long a closing connection keeps reading what the client still sends (nginx: 5 s). */
 const LINGER_MS = 2000;
 
@@ -202,7 +204,10 @@ const LINGER_MS = 2000;
  * connection, and a client still sending would see the reset instead of the answer.
  */
 export function lingeringClose(socket: Socket): void {
-  if (socket.destroyed) return;
+  // Pipelined requests already read can each end early on the same socket: one linger is enough,
+  // and listeners added per request would pile up on it.
+  if (socket.destroyed || lingering.has(socket)) return;
+  lingering.add(socket);
   const timer = setTimeout(() => socket.destroy(), LINGER_MS);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
