@@ -24,6 +24,7 @@ import { EventService } from './events/service.js';
 import { ExecutionService } from './executions/service.js';
 import { RateGovernor } from './governor/governor.js';
 import { ReplicaPresence } from './governor/replicas.js';
+import { ApprovalLinkSigner } from './guardrails/approval-links.js';
 import { GuardrailService } from './guardrails/service.js';
 import { buildApp } from './http/app.js';
 import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
@@ -268,7 +269,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     presence = new ReplicaPresence(db, (accountId, ms) => governor.slowDown(accountId, ms, true), logger);
     await presence.start();
-    const guardrails = new GuardrailService({ db, publicUrl: config.publicUrl, logger });
+    const guardrails = new GuardrailService({
+      db,
+      publicUrl: config.publicUrl,
+      logger,
+      links: new ApprovalLinkSigner(keyring),
+    });
     await guardrails.start();
     const engine = new ToolEngine({
       executions,

@@ -69,6 +69,11 @@ ${support}
 </html>`;
 }
 
+/** Another HTML page in the same frame (an approver's decision page): `body` is trusted, escaped HTML. */
+export function renderHtmlPage(title: string, body: string, outcome: string, code?: string): string {
+  return layout(title, body, undefined, { outcome, code });
+}
+
 export function renderPage(page: ResultPage): string {
   return layout(
     page.title,

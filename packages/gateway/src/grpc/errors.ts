@@ -37,6 +37,10 @@ const BY_CODE: Partial<Record<ErrorCode, Code>> = {
   upstream_conflict: Code.Aborted,
   // 410 over REST: the user must authorize again; retrying the call cannot help.
   verification_expired: Code.FailedPrecondition,
+  // A person must decide first (or decided, or the decision lapsed): no retry of the SDK helps.
+  approval_required: Code.FailedPrecondition,
+  approval_pending: Code.FailedPrecondition,
+  approval_expired: Code.FailedPrecondition,
 };
 
 export function grpcCode(code: ErrorCode): Code {

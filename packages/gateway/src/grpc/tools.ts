@@ -22,6 +22,9 @@ export interface ToolDeps {
   accounts: AccountService;
 }
 
+/** gRPC metadata naming the approval an approved call's retry spends (see the approval_required detail). */
+export const APPROVAL_ID_HEADER = 'x-portico-approval-id';
+
 /** Struct fields hold JSON only (no undefined, no Dates): a tool's result, as JSON reads it. */
 const asStruct = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value ?? {})) as JsonObject;
 
@@ -93,7 +96,10 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
           },
         );
       }
+      // The SDK's request has no field for it: an approved call's retry names its approval in metadata.
+      const approvalId = ctx.requestHeader.get(APPROVAL_ID_HEADER)?.trim();
       const result = await engine.execute(environmentOf(ctx), {
+        ...(approvalId ? { approval_id: approvalId } : {}),
         tool_name: call.tool_name,
         identifier,
         ...(connectionName ? { connection_name: connectionName } : {}),

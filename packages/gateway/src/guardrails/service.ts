@@ -8,6 +8,7 @@ import {
   type ApprovalStatus,
   expireApprovals,
   findApproval,
+  findApprovalById,
   insertApproval,
   listApprovals,
   transitionApproval,
@@ -25,6 +26,8 @@ import {
 } from '../store/policies.js';
 import type { ApprovedCallRequest, GuardedCall, ToolGuard } from '../tools/engine.js';
 import { closestName } from '../validation/closest-name.js';
+import type { ApprovalLinkSigner } from './approval-links.js';
+import { APPROVAL_LINK_PREFIX } from './approval-links.js';
 import {
   appliesTo,
   constraintErrors,
@@ -68,6 +71,8 @@ export interface GuardrailDeps {
   db: Database;
   publicUrl: string;
   logger?: Logger;
+  /** Signs the one-time decision links sent with approval.requested (none: no links). */
+  links?: ApprovalLinkSigner;
 }
 
 /**
@@ -263,7 +268,7 @@ export class GuardrailService implements ToolGuard {
         requested_by: call.requestedBy ?? 'unknown',
         expires_at: new Date(Date.now() + policy.approval_expires_in * 1000),
       });
-      await this.event(tx, 'approval.requested', row);
+      await this.event(tx, 'approval.requested', row, this.decisionUrl(row.id));
       return row;
     });
     throw new Problem(
@@ -339,6 +344,39 @@ export class GuardrailService implements ToolGuard {
     );
   }
 
+  /**
+   * The approval a signed decision link names, for its page: the link stands for the approver's
+   * credential, so a forged or foreign one reads as not found.
+   */
+  async approvalForLink(token: string): Promise<ApprovalView> {
+    const row = await this.linkedApproval(token);
+    return approvalView(await this.current(row.environment_id, row.id), this.deps.publicUrl);
+  }
+
+  /** A decision made through a signed link; the approval's state makes the link work once. */
+  async decideByLink(token: string, decision: 'approve' | 'deny', reason?: string): Promise<ApprovalView> {
+    const row = await this.linkedApproval(token);
+    return this.decide(row.environment_id, row.id, decision, 'link', reason);
+  }
+
+  private async linkedApproval(token: string): Promise<ApprovalRow> {
+    const id = this.deps.links?.verify(token);
+    const row = id ? await findApprovalById(this.deps.db, id) : undefined;
+    if (!row) {
+      throw new Problem(
+        'approval_not_found',
+        'This approval link is not one Portico signed (or its key was retired); decide in the dashboard or with POST /api/v1/approvals/{id}/approve.',
+      );
+    }
+    return row;
+  }
+
+  private decisionUrl(id: string): string | undefined {
+    return this.deps.links
+      ? `${this.deps.publicUrl}${APPROVAL_LINK_PREFIX}${this.deps.links.sign(id)}`
+      : undefined;
+  }
+
   /** Marks due approvals expired, with their events; run by the scheduler and before listings. */
   async expireDue(): Promise<number> {
     return this.deps.db.transaction(async (tx) => {
@@ -399,12 +437,19 @@ export class GuardrailService implements ToolGuard {
     return row;
   }
 
-  private event(tx: Parameters<typeof recordEvent>[1], type: EventType, row: ApprovalRow): Promise<void> {
+  private event(
+    tx: Parameters<typeof recordEvent>[1],
+    type: EventType,
+    row: ApprovalRow,
+    /** Only in approval.requested: whoever receives the event may decide with it, once. */
+    decisionUrl?: string,
+  ): Promise<void> {
+    const view = approvalView(row, this.deps.publicUrl);
     return recordEvent(this.deps.db, tx, {
       environmentId: row.environment_id,
       type,
       subject: row.id,
-      data: approvalView(row, this.deps.publicUrl),
+      data: decisionUrl ? { ...view, decision_url: decisionUrl } : view,
     });
   }
 }

@@ -60,6 +60,7 @@ import type { ProxyBodyLimits } from './proxy/body.js';
 import { fastProxy } from './proxy/fast-path.js';
 import { proxyRoutes } from './proxy/route.js';
 import { BodyRates, closeIfAnsweredEarly } from './request-body.js';
+import { approvalLinkRoutes } from './routes/approval-links.js';
 import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -517,6 +518,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(healthRoutes, { store: services.readiness });
     await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
+    await own.register(approvalLinkRoutes, { guardrails: services.guardrails });
     await own.register(dashboardPages);
     await own.register(adminSessionRoutes, {
       prefix: '/api/v1',

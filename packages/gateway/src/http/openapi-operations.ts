@@ -615,6 +615,26 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     success: ok('The approval.', obj('An approval.')),
     codes: ['approval_not_found', 'approval_expired', 'approval_used'],
   },
+  'GET /approvals/decide/:token': {
+    id: 'showApprovalDecisionPage',
+    tag: 'Policies',
+    summary: 'One-time approval decision page',
+    description:
+      'Where the decision_url of an approval.requested event leads: an HTML page showing the held call and its exact input, with Approve and Deny buttons. Opening it decides nothing.',
+    success: ok('An HTML page.'),
+    codes: ['approval_not_found'],
+    security: PUBLIC,
+  },
+  'POST /approvals/decide/:token': {
+    id: 'submitApprovalDecision',
+    tag: 'Policies',
+    summary: 'Approve or deny through a one-time link',
+    description:
+      'The decision page’s form (decision=approve|deny, optional reason). Only a pending approval can be decided, so the link works once.',
+    success: ok('An HTML page with the decision.'),
+    codes: ['approval_not_found', 'approval_expired', 'approval_used', 'invalid_input'],
+    security: PUBLIC,
+  },
   'GET /api/v1/mcp/oauth/settings': {
     id: 'getMcpOAuthSettings',
     tag: 'MCP',

@@ -68,6 +68,11 @@ export async function findApproval(
   return rows[0];
 }
 
+/** An approval by id alone: a signed decision link names no environment. */
+export async function findApprovalById(db: Queryable, id: string): Promise<ApprovalRow | undefined> {
+  return (await db.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1', [id]))[0];
+}
+
 /**
  * Moves an approval from one status to the next, only if it is still in `from` and, for a live
  * status, not past its expiry: the one statement that makes a decision or a use happen once.
