@@ -132,7 +132,8 @@ export function browserCookie(start) {
 }
 
 export async function stop(child) {
-  if (child.exitCode !== null) return;
+  // A process killed by a signal has no exit code, only its signal.
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
 }

@@ -90,3 +90,71 @@ ${blocks}
     },
   };
 }
+
+/**
+ * nginx as the load balancer in front of several gateway replicas: round robin over upstream
+ * keep-alive connections, and a failed connection to one replica retried on the next for requests
+ * nginx may repeat (its default: idempotent methods only), as operators configure it.
+ */
+export async function startBalancer(bin, upstreams, port) {
+  const prefix = await mkdtemp(path.join(tmpdir(), 'portico-bench-lb-'));
+  const servers = upstreams
+    .map((u) => `    server ${new URL(u).host} max_fails=1 fail_timeout=2s;`)
+    .join('\n');
+  const conf = `worker_processes 1;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${prefix}/body;
+  proxy_temp_path ${prefix}/proxy;
+  fastcgi_temp_path ${prefix}/fastcgi;
+  uwsgi_temp_path ${prefix}/uwsgi;
+  scgi_temp_path ${prefix}/scgi;
+  # The proxy's routing headers are connection_name and identifier: nginx drops header names
+  # with underscores unless told otherwise (or send x-connection-name and x-identifier).
+  underscores_in_headers on;
+  upstream portico {
+${servers}
+    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://portico;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_connect_timeout 1s;
+      proxy_next_upstream error timeout;
+    }
+  }
+}
+`;
+  const confPath = path.join(prefix, 'nginx.conf');
+  await writeFile(confPath, conf);
+  const child = spawn(bin, ['-p', prefix, '-c', confPath, '-g', 'daemon off;'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${url}/healthz`);
+      break;
+    } catch {
+      if (child.exitCode !== null || i > 200) {
+        const log = await readFile(path.join(prefix, 'error.log'), 'utf8').catch(() => '');
+        throw new Error(`nginx did not start: ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  return {
+    url,
+    async stop() {
+      child.kill('SIGQUIT');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
+      await rm(prefix, { recursive: true, force: true });
+    },
+  };
+}
