@@ -165,24 +165,43 @@ export async function executionStats(
   since: Date,
   tools: { names: string[]; providers: string[] },
 ): Promise<ExecutionStats> {
-  const hours = await db.query<{ hour: Date; status: 'success' | 'error'; count: number }>(
-    `SELECT hour, status, sum(count)::int AS count FROM execution_rollups
-     WHERE environment_id = $1 AND hour >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
-    [environmentId, since],
-  );
-  const errorCodes = await db.query<{ error_code: string; count: number }>(
-    `SELECT CASE error_code WHEN '' THEN 'unknown' ELSE error_code END AS error_code, sum(count)::int AS count
-     FROM execution_rollups WHERE environment_id = $1 AND hour >= $2 AND status = 'error'
-     GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 20`,
-    [environmentId, since],
-  );
-  const buckets = await db.query<{ provider: string; duration_bucket: number; count: number }>(
-    `SELECT coalesce(t.provider, 'unknown') AS provider, r.duration_bucket, sum(r.count)::int AS count
+  // One pass over the window's rollup rows for the three views (grouping sets), not three scans.
+  const rows = await db.query<{
+    set: number;
+    hour: Date | null;
+    status: 'success' | 'error' | null;
+    error_code: string | null;
+    provider: string | null;
+    duration_bucket: number | null;
+    count: number;
+  }>(
+    `SELECT GROUPING(r.hour, r.status, r.error_code, t.provider, r.duration_bucket) AS set,
+       r.hour, r.status, r.error_code, coalesce(t.provider, 'unknown') AS provider, r.duration_bucket,
+       sum(r.count)::int AS count
      FROM execution_rollups r LEFT JOIN unnest($3::text[], $4::text[]) AS t(tool_name, provider)
        ON t.tool_name = r.tool_name
-     WHERE r.environment_id = $1 AND r.hour >= $2 GROUP BY 1, 2 ORDER BY 1, 2`,
+     WHERE r.environment_id = $1 AND r.hour >= $2
+     GROUP BY GROUPING SETS ((r.hour, r.status), (r.status, r.error_code), (t.provider, r.duration_bucket))`,
     [environmentId, since, tools.names, tools.providers],
   );
+  // GROUPING() sets a bit per column left out of the set: hour+status leave out the last three.
+  const hours = rows
+    .filter((r) => Number(r.set) === 0b00111)
+    .map((r) => ({ hour: new Date(r.hour!), status: r.status!, count: Number(r.count) }))
+    .sort((a, b) => a.hour.getTime() - b.hour.getTime() || a.status.localeCompare(b.status));
+  const errorCodes = rows
+    .filter((r) => Number(r.set) === 0b10011 && r.status === 'error')
+    .map((r) => ({ error_code: r.error_code || 'unknown', count: Number(r.count) }))
+    .sort((a, b) => b.count - a.count || a.error_code.localeCompare(b.error_code))
+    .slice(0, 20);
+  const buckets = rows
+    .filter((r) => Number(r.set) === 0b11100)
+    .map((r) => ({
+      provider: r.provider!,
+      duration_bucket: Number(r.duration_bucket),
+      count: Number(r.count),
+    }))
+    .sort((a, b) => a.provider.localeCompare(b.provider) || a.duration_bucket - b.duration_bucket);
   const byProvider = new Map<string, Array<{ bucket: number; count: number }>>();
   for (const row of buckets) {
     const list = byProvider.get(row.provider) ?? [];
@@ -198,10 +217,9 @@ export async function executionStats(
     }
     return 0;
   };
-  const num = <T extends { count: number }>(r: T) => ({ ...r, count: Number(r.count) });
   return {
-    hours: hours.map((r) => ({ ...num(r), hour: new Date(r.hour) })),
-    errorCodes: errorCodes.map(num),
+    hours,
+    errorCodes,
     providers: [...byProvider].map(([provider, list]) => {
       const count = list.reduce((sum, b) => sum + b.count, 0);
       return {
