@@ -209,15 +209,18 @@ async function mixedLoad(auth, seconds, atSeconds, action) {
         const req = requestOf(n++);
         const result = await one(req);
         const ms = Number(process.hrtime.bigint() - result.t0) / 1e6;
-        const f = (families[req.family] ??= { latencies: [], errors: 0, statuses: {} });
+        families[req.family] ??= { latencies: [], errors: 0, statuses: {} };
+        const f = families[req.family];
         f.latencies.push(ms);
         if (!result.ok) {
           f.errors++;
           f.first ??= (result.text || 'connection error').replace(/\s+/g, ' ');
           f.statuses[result.status] = (f.statuses[result.status] ?? 0) + 1;
         }
-        const b = (buckets[Math.floor((Date.now() - started) / 100)] ??= { ok: 0, failed: 0 });
-        result.ok ? b.ok++ : b.failed++;
+        const slot = Math.floor((Date.now() - started) / 100);
+        buckets[slot] ??= { ok: 0, failed: 0 };
+        if (result.ok) buckets[slot].ok++;
+        else buckets[slot].failed++;
       }
     }),
   );

@@ -12,6 +12,8 @@ process.on('warning', (warning) => {
 
 afterAll(() => {
   if (warnings.length) {
-    throw new Error(`${warnings.length} MaxListenersExceededWarning(s) in this file:\n${warnings.slice(0, 3).join('\n\n')}`);
+    throw new Error(
+      `${warnings.length} MaxListenersExceededWarning(s) in this file:\n${warnings.slice(0, 3).join('\n\n')}`,
+    );
   }
 });
