@@ -42,12 +42,7 @@ error_log ${prefix}/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  client_max_body_size 64m;
+${tempPaths(prefix)}  client_max_body_size 64m;
   client_body_buffer_size 2m;
   proxy_buffers 8 64k;
   proxy_request_buffering off;
@@ -58,22 +53,8 @@ ${blocks}
   }
 }
 `;
-  const confPath = path.join(prefix, 'nginx.conf');
-  await writeFile(confPath, conf);
-  const child = spawn(bin, ['-p', prefix, '-c', confPath, '-g', 'daemon off;'], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(url);
-      break;
-    } catch {
-      if (child.exitCode !== null || i > 200) {
-        const log = await readFile(path.join(prefix, 'error.log'), 'utf8').catch(() => '');
-        throw new Error(`nginx did not start: ${log}`);
-      }
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  const child = await run(bin, prefix, conf, url);
   return {
     url,
     /** The master and its worker: nginx's CPU is theirs together. */
@@ -83,11 +64,7 @@ ${blocks}
       );
       return [child.pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
     },
-    async stop() {
-      child.kill('SIGQUIT');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
-      await rm(prefix, { recursive: true, force: true });
-    },
+    stop: () => stopNginx(child, prefix),
   };
 }
 
@@ -107,12 +84,7 @@ error_log ${prefix}/error.log warn;
 events { worker_connections 4096; }
 http {
   access_log off;
-  client_body_temp_path ${prefix}/body;
-  proxy_temp_path ${prefix}/proxy;
-  fastcgi_temp_path ${prefix}/fastcgi;
-  uwsgi_temp_path ${prefix}/uwsgi;
-  scgi_temp_path ${prefix}/scgi;
-  # The proxy's routing headers are connection_name and identifier: nginx drops header names
+${tempPaths(prefix)}  # The proxy's routing headers are connection_name and identifier: nginx drops header names
   # with underscores unless told otherwise (or send x-connection-name and x-identifier).
   underscores_in_headers on;
   upstream portico {
@@ -133,14 +105,29 @@ ${servers}
   }
 }
 `;
+  const url = `http://127.0.0.1:${port}`;
+  const child = await run(bin, prefix, conf, `${url}/healthz`);
+  return {
+    url,
+    stop: () => stopNginx(child, prefix),
+  };
+}
+
+/** nginx's scratch directories, inside its prefix (it runs unprivileged). */
+const tempPaths = (prefix) =>
+  ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `  ${kind}_temp_path ${prefix}/${kind};\n`)
+    .join('');
+
+/** Writes the configuration, starts nginx in the foreground and waits until `readyUrl` answers. */
+async function run(bin, prefix, conf, readyUrl) {
   const confPath = path.join(prefix, 'nginx.conf');
   await writeFile(confPath, conf);
   const child = spawn(bin, ['-p', prefix, '-c', confPath, '-g', 'daemon off;'], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
-      await fetch(`${url}/healthz`);
-      break;
+      await fetch(readyUrl);
+      return child;
     } catch {
       if (child.exitCode !== null || i > 200) {
         const log = await readFile(path.join(prefix, 'error.log'), 'utf8').catch(() => '');
@@ -149,12 +136,10 @@ ${servers}
       await new Promise((r) => setTimeout(r, 25));
     }
   }
-  return {
-    url,
-    async stop() {
-      child.kill('SIGQUIT');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
-      await rm(prefix, { recursive: true, force: true });
-    },
-  };
+}
+
+async function stopNginx(child, prefix) {
+  child.kill('SIGQUIT');
+  await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
+  await rm(prefix, { recursive: true, force: true });
 }

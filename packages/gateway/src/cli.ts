@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { PorticoConnectionError, PorticoError } from '@portico/sdk';
+import { cliActor, recordAuditNow } from './audit/service.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { createGatewayClient, type IssuedClient, listClients, revokeClient } from './auth/gateway-clients.js';
 import { API_COMMANDS, runApiCommand, UsageError } from './cli/api-commands.js';
@@ -23,7 +24,8 @@ Operator commands (open the store; with the embedded database, stop the gateway 
   migrate                       apply database migrations
   keys generate                 print a new master key (base64, 32 bytes)
   keys rotate                   re-seal every stored secret with the first PORTICO_MASTER_KEY key
-  clients create [--name N]     create a gateway client and print its credentials once
+  clients create [--name N] [--scopes runtime|admin|scope,…] [--connections a,b]
+                                create a gateway client and print its credentials once
   clients list                  list gateway clients
   clients revoke <client_id>    revoke a client; its tokens stop working at once
 ${ADMINS_USAGE}
@@ -66,6 +68,15 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   webhooks update <wh_…> [--url U] [--events a,b] [--description D] [--enabled true|false]
   webhooks retry <wh_…> <evt_…>
   events list [--type T] [--after evt_…]
+  policies list | get <name> | delete <name>
+  policies create --file policy.json     (or - for stdin; the API's JSON, snake_case)
+  policies replace <name> --file policy.json
+  approvals list [--status pending|approved|denied|expired|used] [--identifier ID]
+  approvals get <apr_…>
+  approvals approve|deny <apr_…> [--reason R]
+  audit list [--action A|prefix.] [--actor ID] [--actor-type client|admin|cli|link|system]
+             [--resource-type T] [--resource-id ID] [--since ISO] [--until ISO]
+  audit export [same filters] > audit.jsonl     every entry, one JSON object per line
 
 Configuration comes from the environment (see README).`;
 
@@ -88,6 +99,24 @@ export function printCredentials(
       '',
     ].join('\n') + '\n',
   );
+}
+
+/** --scopes and --connections of `clients create`, comma-separated. */
+function clientLimits(values: { scopes?: string; connections?: string }): {
+  scopes?: string[];
+  connection_names?: string[];
+} {
+  const list = (raw: string | undefined) =>
+    raw
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const scopes = list(values.scopes);
+  const connections = list(values.connections);
+  return {
+    ...(scopes?.length ? { scopes } : {}),
+    ...(connections?.length ? { connection_names: connections } : {}),
+  };
 }
 
 async function withStore<T>(config: Config, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -186,6 +215,15 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string' },
       after: { type: 'string' },
       state: { type: 'string' },
+      role: { type: 'string' },
+      reason: { type: 'string' },
+      action: { type: 'string' },
+      actor: { type: 'string' },
+      'actor-type': { type: 'string' },
+      'resource-type': { type: 'string' },
+      'resource-id': { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -224,6 +262,14 @@ async function main(argv: string[]): Promise<number> {
       });
       return withStore(config, async (db) => {
         const result = await rotateSecrets(db, keyring);
+        await recordAuditNow(db, {
+          environmentId: await defaultEnvironmentId(db),
+          ...cliActor(),
+          action: 'keys.rotated',
+          resourceType: 'keys',
+          resourceId: keyring.activeKeyId,
+          details: { resealed: result.resealed, already_current: result.alreadyCurrent },
+        });
         print({
           active_key_id: keyring.activeKeyId,
           resealed: result.resealed,
@@ -234,7 +280,22 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'clients create':
       return withStore(config, async (db) => {
-        const client = await createGatewayClient(db, await defaultEnvironmentId(db), values.name ?? 'cli');
+        const environmentId = await defaultEnvironmentId(db);
+        const client = await createGatewayClient(db, environmentId, values.name ?? 'cli', {
+          ...clientLimits(values),
+          created_by: 'cli',
+        }).catch((error: unknown) => {
+          // An unknown scope: the problem's detail lists the scopes and presets.
+          throw error instanceof Problem ? new UsageError(error.detail, false) : error;
+        });
+        await recordAuditNow(db, {
+          environmentId,
+          ...cliActor(),
+          action: 'client.created',
+          resourceType: 'client',
+          resourceId: client.client_id,
+          details: { name: values.name ?? 'cli' },
+        });
         printCredentials(client, config.publicUrl);
         return 0;
       });
@@ -247,12 +308,21 @@ async function main(argv: string[]): Promise<number> {
       if (!arg) throw new UsageError('clients revoke needs a client_id');
       return withStore(config, async (db) => {
         if (!(await revokeClient(db, arg))) throw new UsageError(`no active client ${arg}`);
+        await recordAuditNow(db, {
+          environmentId: await defaultEnvironmentId(db),
+          ...cliActor(),
+          action: 'client.revoked',
+          resourceType: 'client',
+          resourceId: arg,
+        });
         print({ client_id: arg, revoked: true });
         return 0;
       });
     case 'admins create':
     case 'admins reset-password':
-      return withStore(config, (db) => adminsCommand(db, { sub, username: values.name ?? arg }));
+      return withStore(config, (db) =>
+        adminsCommand(db, { sub, username: values.name ?? arg, role: values.role as string | undefined }),
+      );
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }

@@ -4,6 +4,7 @@ import { createSecureContext } from 'node:tls';
 import type { ConnectionLimits } from './http/listener.js';
 import { LOG_LEVELS, type LogLevel } from './logging/logger.js';
 import { DEFAULT_HEARTBEAT, type HeartbeatOptions } from './store/pg-listener.js';
+import { TRACING_VARIABLES, type TracingSettings, tracingSettings } from './tracing/settings.js';
 
 /**
  * Service configuration, read once from the environment. Every bad value is reported together,
@@ -51,6 +52,8 @@ export interface Config {
   eventRetentionDays: number;
   /** How long execution records are kept (PORTICO_EXECUTION_RETENTION_DAYS); 0 keeps them forever. */
   executionRetentionDays: number;
+  /** Keep calls under the providers' documented rate limits (PORTICO_RATE_GOVERNOR). */
+  rateGovernor: boolean;
   /** Most end-user credentials one process holds in memory (PORTICO_CREDENTIAL_CACHE_SIZE). */
   credentialCacheSize: number;
   /** MCP OAuth: client ID metadata documents may be fetched over http and from private addresses. */
@@ -76,6 +79,8 @@ export interface Config {
     maxAttempts: number;
     retryAfterCapMs: number;
   };
+  /** OpenTelemetry traces over OTLP/HTTP; absent: off (OTEL_EXPORTER_OTLP_ENDPOINT unset). */
+  tracing?: TracingSettings | undefined;
 }
 
 export { LOG_LEVELS, type LogLevel };
@@ -134,6 +139,8 @@ export const CONFIG_VARIABLES = {
   PORTICO_EVENT_RETENTION_DAYS: 'Days recorded events are kept (1–3650). Default 30.',
   PORTICO_CREDENTIAL_CACHE_SIZE:
     'Most end-user credentials one process keeps in memory (1–10000000); the least recently used are dropped and read again on their next call. Default 100000.',
+  PORTICO_RATE_GOVERNOR:
+    "true or false: keep each account's and connection's calls under its provider's documented rate limits (calls over the rate wait their turn). Default true.",
   PORTICO_EXECUTION_RETENTION_DAYS:
     'Days tool execution records are kept (0–3650; 0 keeps them forever). Older ones are removed in small paced batches. Default 30.',
   PORTICO_WEBHOOK_ALLOW_PRIVATE:
@@ -154,6 +161,7 @@ export const CONFIG_VARIABLES = {
   PORTICO_PROXY_PORT:
     "Serve the proxy at the root of this port (1–65535) of PORTICO_HOST too, with the main port's TLS: /x there is /proxy/x here (for SDKs that drop a base path). Default: none.",
   PORTICO_AUTH_REQUEST_TTL: 'Time a user has on the provider consent screen, seconds (60–3600). Default 600.',
+  ...TRACING_VARIABLES,
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -242,6 +250,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const mcpClientMetadataAllowPrivate = mcpPrivateRaw === 'true' || mcpPrivateRaw === '1';
 
+  const governorRaw = (env.PORTICO_RATE_GOVERNOR?.trim() || 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(governorRaw)) {
+    problems.push(`PORTICO_RATE_GOVERNOR="${env.PORTICO_RATE_GOVERNOR}" must be true or false.`);
+  }
+  const rateGovernor = governorRaw === 'true' || governorRaw === '1';
   const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(sandboxRaw)) {
     problems.push(`PORTICO_SANDBOX="${env.PORTICO_SANDBOX}" must be true or false.`);
@@ -342,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const tls = tlsMaterial(env, problems);
 
+  const tracing = tracingSettings(env, problems);
   if (problems.length) throw new ConfigError(problems);
 
   return {
@@ -369,6 +383,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRequestTtlSeconds,
     eventRetentionDays,
     executionRetentionDays,
+    rateGovernor,
     credentialCacheSize,
     mcpClientMetadataAllowPrivate,
     webhooks,
@@ -377,6 +392,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort,
     proxyPort,
     upstream,
+    tracing,
   };
 }
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AccountTokens } from './accounts/account-tokens.js';
 import { AccountService } from './accounts/service.js';
+import { AuditService } from './audit/service.js';
 import { AccessTokenIssuer } from './auth/access-tokens.js';
 import { bootstrapStore } from './auth/bootstrap.js';
 import { ClientStatusCache } from './auth/client-status.js';
@@ -29,6 +30,7 @@ import { GuardrailService } from './guardrails/service.js';
 import { buildApp } from './http/app.js';
 import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
 import { embeddedSandbox } from './http/sandbox-emulators.js';
+import { PORTICO_VERSION } from './http/version.js';
 import { createLogger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
@@ -45,6 +47,7 @@ import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { TOOLS } from './tools/catalog.js';
 import { ToolEngine } from './tools/engine.js';
+import type { Tracing } from './tracing/tracing.js';
 import { UpstreamHttp } from './upstream/http.js';
 import { WebhookService } from './webhooks/service.js';
 import { DeliveryWorker } from './webhooks/worker.js';
@@ -69,6 +72,8 @@ export interface Gateway {
   webhooks: WebhookService;
   deliveries: DeliveryWorker;
   admins: AdminService;
+  /** The audit log (append-only). */
+  audit: AuditService;
   metrics: GatewayMetrics;
   /** Credentials created on this start (first start on an empty store only). */
   bootstrapClient?: IssuedClient;
@@ -95,6 +100,8 @@ const KEEP_ALIVE_INTERVAL_MS = 60 * 60_000;
 
 /** How often abandoned PENDING_AUTH accounts are looked for. */
 const PRUNE_INTERVAL_MS = 10 * 60_000;
+/** How often the account count deltas are folded into the counts (a reading sums what is left). */
+const COUNT_FOLD_INTERVAL_MS = 5_000;
 /** How long a call waits for its turn under a provider's rate limit, and how many may wait per lane. */
 const GOVERNOR_MAX_WAIT_MS = 30_000;
 const GOVERNOR_MAX_QUEUE = 1000;
@@ -152,13 +159,45 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       'PORTICO_MASTER_KEY is not set: stored secrets are sealed with a key kept in the data directory. Set PORTICO_MASTER_KEY for production.',
     );
   }
-  const db = overrides.db ?? (await openStore(config, overrides.schema, logger));
+  // Loaded only when configured: a gateway without an endpoint never imports the SDK.
+  const tracing: Tracing | undefined = config.tracing
+    ? (await import('./tracing/tracing.js')).Tracing.start(config.tracing, {
+        version: PORTICO_VERSION,
+        logger,
+      })
+    : undefined;
+  const db =
+    overrides.db ??
+    (await openStore(config, overrides.schema, logger).catch(async (error) => {
+      await tracing?.shutdown();
+      throw error;
+    }));
   try {
     const migrated = await migrate(db);
     if (migrated.applied.length) logger.info({ applied: migrated.applied }, 'database migrated');
     const { client, environment } = await bootstrapStore(db);
     const admins = new AdminService(db);
     const firstAdmin = await admins.ensureFirstAdmin(environment.id);
+    const audit = new AuditService(db, logger, environment.id);
+    // What the first start creates on its own is recorded as the system's doing.
+    const bootstrap = { actorType: 'system', actorId: 'bootstrap', credential: null } as const;
+    if (client) {
+      audit.record({
+        ...bootstrap,
+        action: 'client.created',
+        resourceType: 'client',
+        resourceId: client.client_id,
+      });
+    }
+    if (firstAdmin) {
+      audit.record({
+        ...bootstrap,
+        action: 'admin.created',
+        resourceType: 'admin',
+        resourceId: firstAdmin.username,
+        details: { role: 'admin' },
+      });
+    }
     const metrics = new GatewayMetrics({
       async accountsByStatus() {
         const counts: Record<string, number> = {};
@@ -223,6 +262,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       },
       metrics,
       cacheSize: config.credentialCacheSize,
+      tracing,
     });
     const branding = new BrandingService(db);
     const authorization = new AuthorizationService({
@@ -251,7 +291,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await accountTokens.start();
-    const http = new UpstreamHttp(config.upstream);
+    const http = new UpstreamHttp(config.upstream, tracing);
     const executions = new ExecutionService(
       db,
       logger,
@@ -283,13 +323,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       http,
       tools: TOOLS,
       guard: guardrails,
-      governor,
+      governor: config.rateGovernor ? governor : undefined,
+      tracing,
     });
     const proxy = new ProxyService({
       accountTokens,
       http,
       metrics,
-      governor,
+      governor: config.rateGovernor ? governor : undefined,
       proxyBase: `${config.publicUrl}${PROXY_PREFIX}`,
     });
     const clients = new ClientStatusCache(db);
@@ -308,7 +349,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     const events = new EventService(db, logger, config.eventRetentionDays);
     const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
-    const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks });
+    const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks, tracing });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -339,10 +380,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         events,
         webhooks,
         admins,
+        audit,
         metrics,
         sandbox,
       },
       mount: mountSandbox,
+      tracing,
     });
 
     // Accounts whose authorization was abandoned go once nothing can complete it any more; events
@@ -366,6 +409,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       KEEP_ALIVE_INTERVAL_MS,
     );
     keepAlive.unref();
+    const countFold = setInterval(
+      () =>
+        void accounts.foldCounts().catch((err: unknown) => logger.warn({ err }, 'account count fold failed')),
+      COUNT_FOLD_INTERVAL_MS,
+    );
+    countFold.unref();
     await deliveries.start();
 
     let metricsServer: import('node:http').Server | undefined;
@@ -389,6 +438,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       webhooks,
       deliveries,
       admins,
+      audit,
       metrics,
       sandbox,
       ...(client ? { bootstrapClient: client } : {}),
@@ -416,6 +466,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         closing ??= (async () => {
           clearInterval(pruning);
           clearInterval(keepAlive);
+          clearInterval(countFold);
           governor.close();
           presence?.stop();
           const force = setTimeout(() => {
@@ -432,9 +483,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             clearTimeout(force);
             await accountTokens.close();
             await executions.close();
+            await audit.close();
             await deliveries.close();
             await http.close();
             await db.close();
+            await tracing?.shutdown();
           }
         })();
         return closing;
@@ -442,6 +495,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     };
   } catch (error) {
     await db.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

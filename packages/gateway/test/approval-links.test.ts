@@ -113,6 +113,18 @@ describe.each(BACKENDS)('approval links and gRPC approvals on $name', (backend) 
       expect(e.data.decision_url).toBeUndefined();
     }
 
+    // Recorded in the audit log with the link as the actor, and never the link's token.
+    const audit = (await (
+      await t.api(`/api/v1/audit?action=approval.approved&resource_id=${approvalId}`)
+    ).json()) as { data: Array<Record<string, unknown>> };
+    expect(audit.data).toHaveLength(1);
+    expect(audit.data[0]).toMatchObject({
+      actor_type: 'link',
+      actor_id: approvalId,
+      resource_type: 'approval',
+    });
+    expect(JSON.stringify(audit.data)).not.toContain(url.slice(url.lastIndexOf('.') + 1));
+
     // The link works once: a second decision, either way, is refused and changes nothing.
     const again = await decide(url, 'deny');
     expect(again.status).toBe(409);

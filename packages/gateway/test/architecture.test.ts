@@ -25,8 +25,9 @@ const LAYERS: Record<string, string[]> = {
     'auth',
     'webhooks',
     'events',
+    'audit',
   ],
-  infrastructure: ['oauth', 'upstream', 'governor', 'store', 'secrets', 'logging', 'metrics'],
+  infrastructure: ['oauth', 'upstream', 'governor', 'store', 'secrets', 'logging', 'metrics', 'tracing'],
   catalog: ['providers'],
   // Below the catalog: provider definitions are validated with the same JSON Schema checks.
   checks: ['validation'],

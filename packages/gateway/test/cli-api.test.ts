@@ -4,7 +4,7 @@ import path from 'node:path';
 import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { browserCookie, openLink, sandboxAccount } from './helpers/flow.js';
+import { browserCookie, executeTool, openLink, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 import { runCliAsync } from './helpers/process.js';
 
@@ -262,5 +262,76 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     const wrong = await runCliAsync(['connections', 'list'], { ...env, PORTICO_CLIENT_SECRET: 'pcs_wrong' });
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toMatch(/invalid_client/);
+  });
+});
+
+describe.each(BACKENDS)('CLI policies and approvals ($name)', (backend) => {
+  let t: TestGateway;
+  let env: Record<string, string>;
+  const cli = (args: string[], input?: string) => runCliAsync(args, env, input);
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    env = { PORTICO_ENV_URL: t.url, PORTICO_CLIENT_ID: t.clientId, PORTICO_CLIENT_SECRET: t.clientSecret };
+    await sandboxAccount(t, { provider: 'google_calendar', identifier: 'cli-guarded' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('creates, lists, replaces and deletes policies from JSON files; approves a held call', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'portico-cli-policy-'));
+    const file = path.join(dir, 'policy.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        name: 'cli-hold',
+        identifier: 'cli-guarded',
+        approval_tools: ['@destructive'],
+        constraints: [{ tools: ['calendar_*'], path: '/calendar_id', one_of: ['primary'] }],
+      }),
+    );
+    const created = await cli(['policies', 'create', '--file', file, '--json']);
+    expect(created.status, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name: 'cli-hold',
+      constraints: [{ path: '/calendar_id', one_of: ['primary'] }],
+    });
+    const table = await cli(['policies', 'list']);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+CONNECTION\s+IDENTIFIER/);
+    expect(table.stdout).toMatch(/^cli-hold\s+\*\s+cli-guarded/m);
+    const bad = await cli(['policies', 'create', '--file', '-', '--json'], '{"name": "Bad Name"}');
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toContain('invalid_input');
+    const replaced = await cli(
+      ['policies', 'replace', 'cli-hold', '--file', '-', '--json'],
+      '{"identifier": "cli-guarded", "enabled": true}',
+    );
+    expect(replaced.status, replaced.stderr).toBe(0);
+    expect(JSON.parse(replaced.stdout)).toMatchObject({ name: 'cli-hold', approval_tools: ['@destructive'] });
+
+    const event = await executeTool(t, {
+      tool_name: 'calendar_create_event',
+      identifier: 'cli-guarded',
+      tool_input: { summary: 'From the CLI test', start_datetime: '2031-05-01T10:00:00Z' },
+    });
+    const held = await executeTool(t, {
+      tool_name: 'calendar_delete_event',
+      identifier: 'cli-guarded',
+      tool_input: { event_id: (event.body.data as { id: string }).id },
+    });
+    expect(held.body.code).toBe('approval_required');
+    const approvalId = held.body.approval_id as string;
+    const pending = await cli(['approvals', 'list', '--status', 'pending']);
+    expect(pending.stdout).toMatch(new RegExp(`^${approvalId}\\s+pending\\s+calendar_delete_event`, 'm'));
+    const approved = await cli(['approvals', 'approve', approvalId, '--reason', 'checked by hand', '--json']);
+    expect(approved.status, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ status: 'approved', reason: 'checked by hand' });
+    const again = await cli(['approvals', 'deny', approvalId]);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('approval_used');
+
+    expect((await cli(['policies', 'delete', 'cli-hold'])).status).toBe(0);
+    expect((await t.api('/api/v1/policies/cli-hold')).status).toBe(404);
   });
 });

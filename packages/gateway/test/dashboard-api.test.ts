@@ -327,7 +327,7 @@ describe.each(BACKENDS)('dashboard sessions across the CSRF-hash upgrade ($name)
 
 describe('dashboard front end', () => {
   it('offers the event types the gateway records, the same list (the static page cannot import it)', () => {
-    const app = readFileSync(path.join(DASHBOARD_UI, 'app.js'), 'utf8');
+    const app = readFileSync(path.join(DASHBOARD_UI, 'pages', 'events.js'), 'utf8');
     const list = /const EVENT_TYPES = \[([^\]]*)\]/.exec(app)?.[1] ?? '';
     expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...EVENT_TYPES]);
   });

@@ -121,3 +121,38 @@ describe.each(BACKENDS)('a burst against HubSpot’s documented limit on $name',
     expect(metrics).toMatch(/portico_rate_governor_waits_total\{provider="hubspot"\} (9\d|1\d\d)/);
   }, 40_000);
 });
+
+describe.each(BACKENDS)('PORTICO_RATE_GOVERNOR=false on $name', (backend) => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway(backend, { PORTICO_RATE_GOVERNOR: 'false' });
+    await sandboxAccount(t, { provider: 'notion', identifier: 'ungoverned' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('sends a burst over the provider’s documented rate at once, nothing held', async () => {
+    const token = await t.token();
+    const started = performance.now();
+    // Notion's documented rate is 30 per 10 s per account: governed, 60 calls would take 10 s or more.
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        fetch(`${t.url}/proxy/v1/users/me`, {
+          headers: {
+            authorization: `Bearer ${token}`,
+            connection_name: 'sandbox-notion',
+            identifier: 'ungoverned',
+          },
+        }).then(async (res) => {
+          await res.arrayBuffer();
+          return res.status;
+        }),
+      ),
+    );
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect((performance.now() - started) / 1000).toBeLessThan(8);
+    const metrics = await t.gateway.metrics.registry.metrics();
+    expect(metrics).not.toMatch(/portico_rate_governor_waits_total\{provider="notion"\} [1-9]/);
+  }, 40_000);
+});

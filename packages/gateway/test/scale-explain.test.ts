@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   accountsWithIdleRefreshTokens,
+  countAccounts,
   deleteAbandonedPendingAccounts,
   findAccount,
   findAccountByIdentifier,
+  foldAccountCounts,
   listAccounts,
   recentlyExpiredAccounts,
   touchAccounts,
@@ -161,6 +163,10 @@ describe.skipIf(!postgres)('query plans at scale on PostgreSQL', () => {
     await accountsWithIdleRefreshTokens(q('job: idle refresh'), [{ provider: 'notion', idleDays: 60 }], 100);
     await deleteAbandonedPendingAccounts(q('job: abandoned accounts'), 1000);
     await touchAccounts(q('job: last used'), new Map([['acct_00004242', new Date()]]));
+    // Every overview page view and every /metrics scrape: never a count over the accounts.
+    await countAccounts(q('dashboard: account counts'), env);
+    await countAccounts(q('metrics: account gauge'));
+    await foldAccountCounts(q('job: account count fold'), 5000);
     await listExecutions(q('executions: first page'), env, { limit: 51 });
     await listExecutions(q('executions: next page'), env, {
       before: { startedAt: new Date(Date.now() - 30 * day), id: 'exec_000100000' },
@@ -240,5 +246,16 @@ describe.skipIf(!postgres)('query plans at scale on PostgreSQL', () => {
     const after = await scans();
     const grew = [...LARGE].filter((table) => (after[table] ?? 0) > (before[table] ?? 0));
     expect(grew).toEqual([]);
+  });
+
+  // Last: its real count reads the whole table, which the cascade test above must not see.
+  it('serves the account counts from the kept counts, exact after a bulk load', async () => {
+    const counted = await db.query<{ status: string; n: number }>(
+      `SELECT status, count(*)::int AS n FROM connected_accounts WHERE environment_id = $1 GROUP BY 1`,
+      [env],
+    );
+    const kept: Record<string, number> = {};
+    for (const c of await countAccounts(db, env)) kept[c.status] = (kept[c.status] ?? 0) + c.count;
+    expect(kept).toEqual(Object.fromEntries(counted.map((r) => [r.status, Number(r.n)])));
   });
 });

@@ -265,7 +265,8 @@ describe.each(BACKENDS)('tool engine on $name', (backend) => {
       expect(Date.parse(body.finished_at as string)).toBeGreaterThanOrEqual(
         Date.parse(body.started_at as string),
       );
-      const text = JSON.stringify(body);
+      // The field that says whether a token was refreshed is named for it, and holds no token.
+      const text = JSON.stringify(body).replace('"token_refreshed":', '');
       expect(text).not.toMatch(/ntn_|secret|token|authorization/i);
     });
 

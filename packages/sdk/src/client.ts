@@ -2,6 +2,7 @@ import { GatewayTokenSource } from './auth/gateway-token.js';
 import { InvalidPathError } from './errors/errors.js';
 import { PorticoResponse } from './http/response.js';
 import { type BodyInput, type QueryParams, Transport } from './http/transport.js';
+import { Audit } from './resources/audit.js';
 import {
   type AccountWithLink,
   type AuthorizationLinkInput,
@@ -81,6 +82,8 @@ export class Portico {
   readonly approvals: Approvals;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  /** The gateway's audit log: who changed what, when, from where. */
+  readonly audit: Audit;
   private readonly transport: Transport;
 
   constructor(options: PorticoOptions = {}) {
@@ -123,6 +126,7 @@ export class Portico {
     this.approvals = new Approvals(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.events = new Events(this.transport);
+    this.audit = new Audit(this.transport);
   }
 
   /** A link for the end user to authorize a connection (single use, expiring). */

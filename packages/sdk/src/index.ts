@@ -4,6 +4,7 @@ export * from './errors/errors.js';
 export { PageList } from './http/pages.js';
 export { PorticoResponse } from './http/response.js';
 export type { BodyInput, QueryParams } from './http/transport.js';
+export type { AuditEntry, AuditFilters, ListAuditOptions } from './resources/audit.js';
 export type {
   AccountWithLink,
   AuthorizationLinkInput,

@@ -196,6 +196,31 @@ export interface Execution {
   finishedAt: string;
 }
 
+/** One execution with what it takes to debug the call (`executions.get`). */
+export interface ExecutionDetail extends Execution {
+  /** The problem the call answered with; null on success. */
+  error: { code: string; detail: string | null; errors: Array<{ path: string; message: string }> } | null;
+  /** The tool input as sent, values that look secret as "[masked]", cut near 8 KB ("…truncated"). */
+  input: unknown;
+  /** On success, the output's shape (never its content). */
+  outputSummary: {
+    type: string;
+    bytes: number;
+    keys?: string[];
+    itemCounts?: Record<string, number>;
+    hasNextPage?: boolean;
+  } | null;
+  /** The provider's last HTTP status. */
+  upstreamStatus: number | null;
+  /** Requests sent to the provider, retries included. */
+  attempts: number | null;
+  /** Whether an access token was refreshed during the call. */
+  tokenRefreshed: boolean | null;
+  /** Milliseconds per step (validationMs, credentialMs, policyMs, upstreamMs, totalMs). */
+  timings: Record<string, number> | null;
+  links: { account: string | null; connection: string | null };
+}
+
 export interface Page<T> {
   data: T[];
   nextPageToken: string | null;

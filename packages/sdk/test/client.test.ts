@@ -289,7 +289,15 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
         identifier: user,
         status: 'success',
         errorCode: null,
+        error: null,
+        input: { page_size: 2 },
+        upstreamStatus: 200,
+        attempts: 1,
+        tokenRefreshed: false,
+        outputSummary: { type: 'object', hasNextPage: expect.any(Boolean) },
+        timings: { totalMs: expect.any(Number) },
       });
+      expect(execution.links.connection).toMatch(/^\/api\/v1\/connections\//);
       const listed = await portico.executions.list({ toolName: 'notes_data_fetch', status: 'success' });
       expect(listed.data.map((e) => e.id)).toContain(result.executionId);
       await expect(portico.executions.get('exec_missing')).rejects.toBeInstanceOf(ExecutionNotFoundError);

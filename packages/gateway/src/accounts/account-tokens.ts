@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SpanKind } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
@@ -25,6 +26,7 @@ import {
 } from '../store/accounts.js';
 import { type ConnectionRow, findConnectionByName, listConnections } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { sealTokens } from './sealed-tokens.js';
 import { accountView } from './view.js';
 
@@ -51,6 +53,8 @@ export interface Credential {
   /** Epoch ms; null when the provider's tokens do not expire. */
   expiresAt: number | null;
   version: number;
+  /** Epoch ms of the refresh this process made to get this token (execution records report it). */
+  refreshedAt?: number;
 }
 
 export interface AccountRef {
@@ -87,6 +91,8 @@ export interface AccountTokensDeps {
   metrics?: GatewayMetrics;
   /** Most credentials held in memory (PORTICO_CREDENTIAL_CACHE_SIZE); the least recently used go first. */
   cacheSize?: number;
+  /** Set only when tracing is on: each refresh is then a span. */
+  tracing?: Tracing | undefined;
 }
 
 /** About 1 KB per credential: 100,000 hold a replica's working set in roughly 100 MB at most. */
@@ -110,6 +116,16 @@ type RefreshStep =
 
 /** How long a refresh claim lasts: the provider call's timeout (10 s) and both commits, with room. */
 const REFRESH_LEASE_MS = 30_000;
+/**
+ * The keep-alive job (refreshIdleAccounts) reads idle accounts IDLE_REFRESH_BATCH at a time (on
+ * their index), refreshes at most IDLE_REFRESH_PER_TICK per run and starts at most
+ * IDLE_REFRESH_PER_SECOND refreshes a second: a million accounts going idle together are worked off
+ * over hours (24,000 a day at the hourly tick) instead of hitting a provider's token endpoint and
+ * the database in one burst.
+ */
+const IDLE_REFRESH_BATCH = 100;
+const IDLE_REFRESH_PER_TICK = 1000;
+const IDLE_REFRESH_PER_SECOND = 5;
 
 /**
  * The token lifecycle, in one module: tools and the proxy only ask it for a valid access token.
@@ -284,18 +300,53 @@ export class AccountTokens {
    * Microsoft), so users who are idle for months are not lost; a few at a time. Returns how many
    * were refreshed. A refused grant expires the account as any refresh would.
    */
-  async refreshIdleAccounts(opts: { limit?: number; concurrency?: number } = {}): Promise<number> {
+  async refreshIdleAccounts(
+    opts: { limit?: number; maxPerTick?: number; perSecond?: number; concurrency?: number } = {},
+  ): Promise<number> {
     // Refreshed a fortnight before the provider's limit, so a day of downtime changes nothing.
     const byProvider = Object.values(PROVIDERS).flatMap((p) =>
       p.oauth?.refreshTokenIdleDays !== undefined
         ? [{ provider: p.key, idleDays: p.oauth.refreshTokenIdleDays - 14 }]
         : [],
     );
-    const ids = await accountsWithIdleRefreshTokens(this.deps.db, byProvider, opts.limit ?? 100);
+    const batch = Math.max(1, opts.limit ?? IDLE_REFRESH_BATCH);
+    const maxPerTick = Math.max(1, opts.maxPerTick ?? IDLE_REFRESH_PER_TICK);
+    const gapMs = 1000 / Math.max(0.001, opts.perSecond ?? IDLE_REFRESH_PER_SECOND);
+    // Refreshes start on a shared schedule, one every gapMs, whatever the concurrency.
+    // Real time, not this.clock (tests set that to move token expiry, not to pace).
+    let nextStart = performance.now();
+    const turn = async () => {
+      const now = performance.now();
+      const wait = nextStart - now;
+      nextStart = Math.max(now, nextStart) + gapMs;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    };
+    // An account whose refresh failed (the provider down) is still idle and comes first again:
+    // tried once per run, and a batch of nothing new ends the run.
+    const tried = new Set<string>();
+    let refreshed = 0;
+    while (tried.size < maxPerTick && !this.closed) {
+      const found = await accountsWithIdleRefreshTokens(
+        this.deps.db,
+        byProvider,
+        // Enough to see past the accounts that failed this run (refreshed ones are no longer idle).
+        Math.min(batch, maxPerTick - tried.size) + tried.size - refreshed,
+      );
+      const ids = found.filter((id) => !tried.has(id)).slice(0, maxPerTick - tried.size);
+      if (!ids.length) break;
+      for (const id of ids) tried.add(id);
+      refreshed += await this.refreshEach(ids, turn, opts.concurrency ?? 4);
+    }
+    if (tried.size) this.deps.logger.info({ accounts: tried.size, refreshed }, 'idle refresh tokens renewed');
+    return refreshed;
+  }
+
+  private async refreshEach(ids: string[], turn: () => Promise<void>, concurrency: number): Promise<number> {
     let refreshed = 0;
     const queue = [...ids];
     const worker = async () => {
-      for (let id = queue.shift(); id; id = queue.shift()) {
+      for (let id = queue.shift(); id && !this.closed; id = queue.shift()) {
+        await turn();
         try {
           const row = await findAccount(this.deps.db, id);
           if (!row?.access_token) continue;
@@ -309,8 +360,7 @@ export class AccountTokens {
         }
       }
     };
-    await Promise.all(Array.from({ length: opts.concurrency ?? 4 }, worker));
-    if (ids.length) this.deps.logger.info({ accounts: ids.length, refreshed }, 'idle refresh tokens renewed');
+    await Promise.all(Array.from({ length: concurrency }, worker));
     return refreshed;
   }
 
@@ -327,7 +377,10 @@ export class AccountTokens {
     return this.deps.db.notify(ACCOUNT_CHANNEL, `${accountId} ${this.leaseOwner}`, tx);
   }
 
+  private closed = false;
+
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.flushTimer);
     await this.flushLastUsed();
   }
@@ -445,9 +498,25 @@ export class AccountTokens {
   private refresh(accountId: string, staleAccessToken?: string): Promise<RefreshOutcome> {
     let pending = this.inflight.get(accountId);
     if (!pending) {
-      pending = this.refreshWithLease(accountId, staleAccessToken).finally(() =>
-        this.inflight.delete(accountId),
-      );
+      const tracing = this.deps.tracing;
+      pending = (
+        tracing
+          ? tracing.inSpan(
+              'portico.token.refresh',
+              SpanKind.INTERNAL,
+              { 'portico.account.id': accountId },
+              async (span) => {
+                const outcome = await this.refreshWithLease(accountId, staleAccessToken);
+                span.setAttribute(
+                  'portico.refresh.outcome',
+                  outcome.ok ? 'refreshed' : outcome.account.status,
+                );
+                if (outcome.ok) span.setAttribute('portico.provider', outcome.credential.provider.key);
+                return outcome;
+              },
+            )
+          : this.refreshWithLease(accountId, staleAccessToken)
+      ).finally(() => this.inflight.delete(accountId));
       this.inflight.set(accountId, pending);
     }
     return pending;
@@ -523,7 +592,13 @@ export class AccountTokens {
       let tokens: Awaited<ReturnType<typeof refreshAccessToken>>;
       const askedAt = performance.now();
       try {
-        tokens = await refreshAccessToken(provider, endpoints, client, refreshToken);
+        tokens = await refreshAccessToken(
+          provider,
+          endpoints,
+          client,
+          refreshToken,
+          this.deps.tracing?.traceHeaders(),
+        );
         this.deps.metrics?.refresh(provider.key, 'ok', performance.now() - askedAt);
       } catch (error) {
         const refused = error instanceof TokenEndpointError && error.kind === 'invalid_grant';
@@ -597,6 +672,7 @@ export class AccountTokens {
           accessToken: tokens.accessToken,
           expiresAt: expiresAt?.getTime() ?? null,
           version,
+          refreshedAt: this.clock(),
         },
       });
     }

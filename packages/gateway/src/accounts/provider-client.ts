@@ -26,12 +26,23 @@ export interface ProviderResponse<T> {
 export class ProviderClient {
   /** Upstream calls made through this client (tests assert "no upstream request"). */
   calls = 0;
+  /** The transport's retries (after a 429/503 or a reset) on top of the calls. */
+  private retries = 0;
+  /** The provider's last HTTP status. */
+  lastStatus: number | null = null;
+  /** Whether a 401 made this client refresh the token. */
+  tokenRefreshed = false;
 
   constructor(
     private credential: Credential,
     private readonly deps: EndUserDeps,
     private readonly extraHeaders: Record<string, string> = {},
   ) {}
+
+  /** Requests sent to the provider, replays and retries included (the execution record's attempts). */
+  get attempts(): number {
+    return this.calls + this.retries;
+  }
 
   get provider() {
     return this.credential.provider;
@@ -41,8 +52,11 @@ export class ProviderClient {
     const exchange = await sendAsEndUser(this.deps, this.credential, (credential) =>
       this.upstreamRequest(credential, req),
     );
+    if (exchange.credential !== this.credential) this.tokenRefreshed = true;
     this.credential = exchange.credential;
     const { response } = exchange;
+    this.lastStatus = response.statusCode;
+    this.retries += (response.attempts ?? 1) - 1;
     const text = (await readBody(response.body)).toString('utf8');
     let data: unknown = {};
     if (text) {

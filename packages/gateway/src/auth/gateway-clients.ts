@@ -71,12 +71,22 @@ async function issueClient(
   return { row, secret };
 }
 
+/**
+ * A client made by an operator with the store in hand (the CLI): any scopes and connections, as
+ * names or presets; none given, every scope on every connection.
+ */
 export async function createGatewayClient(
   db: Queryable,
   environmentId: string,
   name: string,
+  options: { scopes?: string[]; connection_names?: string[]; created_by?: string } = {},
 ): Promise<IssuedClient> {
-  const { row, secret } = await issueClient(db, environmentId, name);
+  const scopes = options.scopes ? [...expandScopes(options.scopes, '/scopes')] : null;
+  const { row, secret } = await issueClient(db, environmentId, name, {
+    scopes: scopes && scopes.length < ALL_SCOPES.length ? scopes : null,
+    connection_names: options.connection_names?.length ? options.connection_names : null,
+    created_by: options.created_by ?? null,
+  });
   return { client_id: row.id, client_secret: secret, name, environment_id: environmentId };
 }
 

@@ -23,6 +23,7 @@ export const SCOPES = {
   clients: 'create and revoke gateway clients',
   environment: "change the environment's settings",
   sandbox: 'operate the sandbox (reset, expire, revoke)',
+  'audit:read': 'read and export the audit log',
 } as const;
 
 export type Scope = keyof typeof SCOPES;
@@ -127,6 +128,11 @@ export function scopeForRoute(method: string, route: string): Scope | 'all' {
       return 'environment';
     case 'sandbox':
       return 'sandbox';
+    case 'audit':
+      return 'audit:read';
+    case 'admin':
+      // Dashboard accounts: only a signed-in admin's session may manage them (the routes refuse clients).
+      return 'all';
     case 'mcp':
     case 'proxy':
       // Minting and revoking the tokens an end user's MCP client or a provider SDK uses.

@@ -1,11 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import {
   type AccountStatus,
+  type Approval,
+  type ApprovalStatus,
+  type AuditEntry,
+  type AuditFilters,
   type ConnectedAccount,
   type Connection,
   type Execution,
   type ImportAccountInput,
   type McpToken,
+  type Policy,
+  type PolicyInput,
   Portico,
   type PorticoEvent,
   type Provider,
@@ -31,6 +37,9 @@ export const API_COMMANDS = new Set([
   'mcp-tokens',
   'webhooks',
   'events',
+  'audit',
+  'policies',
+  'approvals',
 ]);
 
 export interface ApiArgs {
@@ -115,6 +124,68 @@ const EXECUTION_COLUMNS: Column<Execution>[] = [
   { header: 'STARTED', value: (e) => e.startedAt },
 ];
 
+const AUDIT_COLUMNS: Column<AuditEntry>[] = [
+  { header: 'AT', value: (e) => e.at },
+  { header: 'ACTOR', value: (e) => `${e.actorType}:${e.actorId}`, max: 40 },
+  { header: 'ACTION', value: (e) => e.action },
+  {
+    header: 'RESOURCE',
+    value: (e) => (e.resourceId ? `${e.resourceType}:${e.resourceId}` : e.resourceType),
+    max: 50,
+  },
+  { header: 'IP', value: (e) => e.ip },
+  { header: 'STATUS', value: (e) => e.statusCode },
+];
+
+const POLICY_COLUMNS: Column<Policy>[] = [
+  { header: 'NAME', value: (p) => p.name },
+  { header: 'CONNECTION', value: (p) => p.connectionName ?? '*' },
+  { header: 'IDENTIFIER', value: (p) => p.identifier ?? '*', max: 30 },
+  { header: 'ALLOW', value: (p) => p.allowTools ?? '*', max: 30 },
+  { header: 'DENY', value: (p) => p.denyTools ?? [], max: 30 },
+  { header: 'APPROVAL', value: (p) => p.approvalTools, max: 30 },
+  { header: 'ENABLED', value: (p) => (p.enabled ? 'yes' : 'no') },
+];
+
+const APPROVAL_COLUMNS: Column<Approval>[] = [
+  { header: 'ID', value: (a) => a.id },
+  { header: 'STATUS', value: (a) => a.status },
+  { header: 'TOOL', value: (a) => a.toolName },
+  { header: 'IDENTIFIER', value: (a) => a.identifier, max: 30 },
+  { header: 'POLICY', value: (a) => a.policy },
+  { header: 'EXPIRES', value: (a) => a.expiresAt },
+];
+
+/** A policy as the API spells it: its constraints and budget are Portico's fields, not user data. */
+const policyView = (policy: Policy) => ({
+  ...policy,
+  ...(policy.constraints ? { constraints: policy.constraints.map((c) => snakeKeys(c)) } : {}),
+  ...(policy.budget ? { budget: snakeKeys(policy.budget) } : {}),
+});
+
+/** A policy as the API takes it (snake_case, as in the guides): the SDK sends keys snake_cased. */
+const policyFile = async (values: ApiArgs['values'], command: string) =>
+  (await jsonObjectFile(
+    values,
+    command,
+    'a policy (see docs/guides/guardrails.md)',
+  )) as unknown as PolicyInput;
+
+/** The audit filters the flags name (`--action connection.` is a prefix). */
+function auditFilters(values: ApiArgs['values']): AuditFilters {
+  const actorType = str(values, 'actor-type') as AuditFilters['actorType'];
+  const pairs: Array<[keyof AuditFilters, string | undefined]> = [
+    ['action', str(values, 'action')],
+    ['actorId', str(values, 'actor')],
+    ['actorType', actorType],
+    ['resourceType', str(values, 'resource-type')],
+    ['resourceId', str(values, 'resource-id')],
+    ['since', str(values, 'since')],
+    ['until', str(values, 'until')],
+  ];
+  return Object.fromEntries(pairs.filter(([, v]) => v !== undefined)) as AuditFilters;
+}
+
 const MCP_TOKEN_COLUMNS: Column<McpToken>[] = [
   { header: 'ID', value: (t) => t.id },
   { header: 'IDENTIFIER', value: (t) => t.identifier, max: 30 },
@@ -188,11 +259,13 @@ function parameters(values: ApiArgs['values']): Record<string, string> | undefin
 }
 
 /** `--file` of `providers create|replace`: a provider definition (JSON) in a file, or `-` for standard input. */
-async function definitionFile(values: ApiArgs['values'], command: string): Promise<ProviderDefinition> {
-  const file = needArg(
-    str(values, 'file'),
-    `${command} needs --file with a provider definition (JSON), or - for stdin`,
-  );
+/** The JSON object --file names (or stdin for -): a provider definition, a policy. */
+async function jsonObjectFile(
+  values: ApiArgs['values'],
+  command: string,
+  what: string,
+): Promise<Record<string, unknown>> {
+  const file = needArg(str(values, 'file'), `${command} needs --file with ${what} (JSON), or - for stdin`);
   const text =
     file === '-'
       ? await readStdin()
@@ -206,12 +279,17 @@ async function definitionFile(values: ApiArgs['values'], command: string): Promi
     throw new UsageError(`--file ${file} is not valid JSON (${(error as Error).message}).`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new UsageError(
-      `--file ${file} must hold a JSON object: a provider definition (packages/gateway/providers/provider.schema.json).`,
-    );
+    throw new UsageError(`--file ${file} must hold a JSON object: ${what}.`);
   }
-  return parsed as ProviderDefinition;
+  return parsed as Record<string, unknown>;
 }
+
+const definitionFile = async (values: ApiArgs['values'], command: string) =>
+  (await jsonObjectFile(
+    values,
+    command,
+    'a provider definition (packages/gateway/providers/provider.schema.json)',
+  )) as unknown as ProviderDefinition;
 
 /** What `providers …` shows people: the provider without its (long) definition. */
 function providerSummary({ definition: _, ...provider }: Provider & { definition?: unknown }) {
@@ -574,6 +652,62 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         pageSize: 200,
       });
       show(page.data, EVENT_COLUMNS);
+      return 0;
+    }
+    case 'audit list': {
+      const page = await portico.audit.list({ ...auditFilters(values), pageSize: 200 });
+      show(page.data, AUDIT_COLUMNS);
+      return 0;
+    }
+    case 'audit export': {
+      // JSON lines as the gateway writes them (snake_case), one entry per line, for files and jq.
+      for await (const entry of portico.audit.export(auditFilters(values))) {
+        process.stdout.write(`${JSON.stringify(snakeKeys(entry))}\n`);
+      }
+      return 0;
+    }
+    case 'policies list':
+      show(await portico.policies.list(), POLICY_COLUMNS);
+      return 0;
+    case 'policies get':
+      showOne(policyView(await portico.policies.get(needArg(args[0], 'policies get needs a policy name'))));
+      return 0;
+    case 'policies create':
+      showOne(policyView(await portico.policies.create(await policyFile(values, 'policies create'))));
+      return 0;
+    case 'policies replace': {
+      const name = needArg(args[0], 'policies replace needs a policy name');
+      showOne(
+        policyView(
+          await portico.policies.replace({ ...(await policyFile(values, 'policies replace')), name }),
+        ),
+      );
+      return 0;
+    }
+    case 'policies delete':
+      await portico.policies.delete(needArg(args[0], 'policies delete needs a policy name'));
+      return 0;
+    case 'approvals list': {
+      const status = str(values, 'status') as ApprovalStatus | undefined;
+      const identifier = str(values, 'identifier');
+      const page = await portico.approvals
+        .list({ ...(status ? { status } : {}), ...(identifier ? { identifier } : {}), pageSize: 200 })
+        .toArray();
+      show(page, APPROVAL_COLUMNS);
+      return 0;
+    }
+    case 'approvals get':
+      showOne(await portico.approvals.get(needArg(args[0], 'approvals get needs an approval id (apr_…)')));
+      return 0;
+    case 'approvals approve':
+    case 'approvals deny': {
+      const id = needArg(args[0], `approvals ${sub} needs an approval id (apr_…)`);
+      const reason = str(values, 'reason');
+      showOne(
+        sub === 'approve'
+          ? await portico.approvals.approve(id, reason)
+          : await portico.approvals.deny(id, reason),
+      );
       return 0;
     }
     default:

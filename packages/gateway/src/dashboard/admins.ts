@@ -2,17 +2,22 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { FailureThrottle, holdBackWrongAnswer } from '../auth/failure-throttle.js';
 import { Problem } from '../errors/problem.js';
 import {
+  type AdminRole,
   type AdminRow,
   countAdmins,
+  countFullAdmins,
+  deleteAdmin,
   deleteAdminSession,
   deleteSessionsOf,
   findAdminByUsername,
   findAdminSession,
   insertAdmin,
   insertAdminSession,
+  listAdmins,
   recordFailedSignIn,
   recordSignIn,
   setAdminPassword,
+  setAdminRole,
 } from '../store/admins.js';
 import type { Database, Queryable } from '../store/db.js';
 import { newId } from '../store/ids.js';
@@ -28,16 +33,41 @@ const LOCK_AFTER = 5;
 const FIRST_LOCK_SECONDS = 30;
 const MAX_LOCK_SECONDS = 15 * 60;
 const FIRST_ADMIN_LOCK = 7_406_233;
+/** Serialises changes that could leave an environment without an admin. */
+const ROLE_CHANGE_LOCK = 7_406_234;
+
+export type { AdminRole };
+export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
 export const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
 export interface NewAdmin {
   username: string;
   password: string;
+  role?: AdminRole;
+}
+
+/** An admin account as the API shows it (never its password hash). */
+export interface AdminView {
+  username: string;
+  role: AdminRole;
+  created_at: string;
+  last_sign_in_at: string | null;
+}
+
+export function adminView(row: AdminRow): AdminView {
+  return {
+    username: row.username,
+    role: row.role ?? 'admin',
+    created_at: row.created_at.toISOString(),
+    last_sign_in_at: row.last_sign_in_at?.toISOString() ?? null,
+  };
 }
 
 export interface SignedIn {
   username: string;
+  role: AdminRole;
+  environmentId: string;
   /** The cookie's value: only its hash is stored. */
   sessionToken: string;
   /** Derived from the cookie's value (csrfTokenOf); only its hash is stored. */
@@ -48,6 +78,7 @@ export interface SignedIn {
 export interface AdminSession {
   adminId: string;
   username: string;
+  role: AdminRole;
   environmentId: string;
   csrfToken: string;
   expiresAt: Date;
@@ -93,11 +124,49 @@ export class AdminService {
     });
   }
 
-  /** A new admin with the given password, or a generated one. */
-  async create(environmentId: string, username: string, password?: string): Promise<NewAdmin> {
+  /** A new admin (or viewer) with the given password, or a generated one. */
+  async create(
+    environmentId: string,
+    username: string,
+    password?: string,
+    role: AdminRole = 'admin',
+  ): Promise<NewAdmin> {
     checkUsername(username);
+    checkRole(role);
     if (password !== undefined) checkPassword(password);
-    return this.insert(this.db, environmentId, username, password ?? generatePassword());
+    return this.insert(this.db, environmentId, username, password ?? generatePassword(), role);
+  }
+
+  async list(environmentId: string): Promise<AdminView[]> {
+    return (await listAdmins(this.db, environmentId)).map(adminView);
+  }
+
+  /** Changes a role; the last admin of an environment cannot become a viewer. */
+  async setRole(environmentId: string, username: string, role: AdminRole): Promise<AdminView> {
+    checkRole(role);
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLE_CHANGE_LOCK]);
+      const row = await setAdminRole(tx, environmentId, username, role);
+      if (!row) throw noAdmin(username);
+      if (role !== 'admin' && (await countFullAdmins(tx, environmentId)) === 0) throw lastAdmin(username);
+      return adminView(row);
+    });
+  }
+
+  /** Deletes an admin account (and its sessions); never one's own, never the last admin. */
+  async remove(environmentId: string, username: string, by: string | undefined): Promise<void> {
+    if (by !== undefined && username === by) {
+      throw new Problem(
+        'invalid_input',
+        'You cannot delete your own admin account; ask another admin, or sign in as another one.',
+        { errors: [{ path: '/username', message: 'is the signed-in admin' }] },
+      );
+    }
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [ROLE_CHANGE_LOCK]);
+      if (!(await deleteAdmin(tx, environmentId, username))) throw noAdmin(username);
+      if ((await countFullAdmins(tx, environmentId)) === 0) throw lastAdmin(username);
+    });
   }
 
   /** Sets a new password (given or generated) and signs the admin out everywhere. */
@@ -132,7 +201,14 @@ export class AdminService {
       csrf_token_hash: hashToken(csrfToken),
       expires_at: expiresAt,
     });
-    return { username: admin.username, sessionToken, csrfToken, expiresAt };
+    return {
+      username: admin.username,
+      role: admin.role ?? 'admin',
+      environmentId: admin.environment_id,
+      sessionToken,
+      csrfToken,
+      expiresAt,
+    };
   }
 
   /**
@@ -178,6 +254,7 @@ export class AdminService {
     const session: AdminSession = {
       adminId: row.admin_id,
       username: row.username,
+      role: row.role ?? 'admin',
       environmentId: row.environment_id,
       csrfToken: csrfTokenOf(sessionToken),
       expiresAt: row.expires_at,
@@ -210,15 +287,22 @@ export class AdminService {
     await deleteAdminSession(this.db, hashToken(sessionToken));
   }
 
-  private async insert(db: Queryable, environmentId: string, username: string, password: string) {
+  private async insert(
+    db: Queryable,
+    environmentId: string,
+    username: string,
+    password: string,
+    role: AdminRole = 'admin',
+  ): Promise<NewAdmin> {
     const row = await insertAdmin(db, {
       id: newId('adm'),
       environment_id: environmentId,
       username,
       password_hash: await hashPassword(password),
+      role,
     });
     if (!row) throw new Problem('admin_exists', `An admin account named "${username}" exists already.`);
-    return { username, password };
+    return { username, password, role };
   }
 }
 
@@ -229,6 +313,23 @@ function locked(ms: number, why: string): Problem {
     `The username or password is wrong, and ${why}: wrong passwords are answered like this for ${seconds} s. The right password signs in even now.`,
     { retryAfterMs: seconds * 1000, headers: { 'retry-after': String(seconds) } },
   );
+}
+
+const noAdmin = (username: string) =>
+  new Problem('not_found', `No admin account is named "${username}"; GET /api/v1/admin/admins lists them.`);
+
+const lastAdmin = (username: string) =>
+  new Problem(
+    'last_admin',
+    `"${username}" is the environment's last admin (role "admin"): make another account an admin first.`,
+  );
+
+function checkRole(role: string): void {
+  if (!ADMIN_ROLES.includes(role as AdminRole)) {
+    throw new Problem('invalid_input', `role must be ${ADMIN_ROLES.join(' or ')}, not "${role}".`, {
+      errors: [{ path: '/role', message: `must be ${ADMIN_ROLES.join(' or ')}` }],
+    });
+  }
 }
 
 function checkUsername(username: string): void {

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401, title: 'Wrong username or password' },
   csrf_failed: { status: 403, title: 'CSRF token missing or wrong' },
   admin_exists: { status: 409, title: 'Admin account already exists' },
+  last_admin: { status: 409, title: 'The last admin cannot be removed' },
   client_not_found: { status: 404, title: 'Gateway client not found' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -12,12 +12,9 @@ import {
   pruneExecutionRollups,
   pruneExecutions,
 } from '../store/executions.js';
+import { WriteBehind } from '../store/write-behind.js';
+import { recordedInput, summarizeOutput } from './detail.js';
 
-/** Rows are written this often, or sooner when this many are waiting. */
-const FLUSH_MS = 200;
-const FLUSH_ROWS = 200;
-/** While the database is unreachable, at most this many records wait; older ones are dropped. */
-const MAX_PENDING = 10_000;
 /**
  * Retention deletes this many rows per statement, pausing between statements, and at most
  * PRUNE_MAX_BATCHES statements per run: each DELETE is short (no lock held for long, no long
@@ -48,9 +45,7 @@ export interface ExecutionQuery {
  * has answered; a graceful stop flushes, and only a crash can lose the last 200 ms of records.
  */
 export class ExecutionService {
-  private pending: ExecutionRow[] = [];
-  private flushing: Promise<void> = Promise.resolve();
-  private readonly timer: NodeJS.Timeout;
+  private readonly records: WriteBehind<ExecutionRow>;
 
   constructor(
     private readonly db: Database,
@@ -60,24 +55,24 @@ export class ExecutionService {
     /** PORTICO_EXECUTION_RETENTION_DAYS; 0 keeps records forever. */
     private readonly retentionDays = 30,
   ) {
-    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
-    this.timer.unref();
-  }
-
-  record(row: ExecutionRow): void {
-    this.pending.push(row);
-    if (this.pending.length >= FLUSH_ROWS) void this.flush();
-  }
-
-  /** Writes every waiting row; concurrent calls queue behind one another. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      if (!this.pending.length) return;
-      const batch = this.pending;
-      this.pending = [];
-      try {
-        // A failed call's event commits with its record (and only then).
-        await this.db.transaction(async (tx) => {
+    this.records = new WriteBehind({
+      logger,
+      what: 'execution records',
+      // The input masked and cut, the output reduced to its shape: done here rather than in the
+      // call, and before the first try, so rows kept for a retry hold no output.
+      prepare: (row) => {
+        if (row.raw_input !== undefined) {
+          row.input = recordedInput(row.raw_input);
+          row.raw_input = undefined;
+        }
+        if (row.raw_output !== undefined) {
+          row.output_summary = summarizeOutput(row.raw_output);
+          row.raw_output = undefined;
+        }
+      },
+      // A failed call's event commits with its record (and only then).
+      write: (batch) =>
+        this.db.transaction(async (tx) => {
           await insertExecutions(tx, batch);
           await recordEvents(
             this.db,
@@ -91,21 +86,22 @@ export class ExecutionService {
                 data: executionView(row),
               })),
           );
-        });
-      } catch (error) {
-        // Kept for the next flush: a database blip must not lose the records.
-        this.pending = batch.concat(this.pending);
-        if (this.pending.length > MAX_PENDING) this.pending.splice(0, this.pending.length - MAX_PENDING);
-        this.logger.warn({ err: error, executions: batch.length }, 'could not record executions yet');
-      }
+        }),
     });
-    return this.flushing;
+  }
+
+  record(row: ExecutionRow): void {
+    this.records.push(row);
+  }
+
+  /** Writes every waiting record (reads do it first, so a call's record is there once it answered). */
+  flush(): Promise<void> {
+    return this.records.flush();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.timer);
-    await this.flush();
+    await this.records.close();
   }
 
   private closed = false;
@@ -160,7 +156,7 @@ export class ExecutionService {
         `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
       );
     }
-    return executionView(row);
+    return executionDetailView(row);
   }
 
   async list(
@@ -259,5 +255,36 @@ export function executionView(row: ExecutionRow): Record<string, unknown> {
     duration_ms: row.duration_ms,
     started_at: row.started_at.toISOString(),
     finished_at: row.finished_at.toISOString(),
+  };
+}
+
+/**
+ * One record with everything kept to debug the call (GET /api/v1/executions/:id): the list view,
+ * the problem, the masked input, the output's shape, what the provider answered, and links to the
+ * account and connection involved.
+ */
+export function executionDetailView(row: ExecutionRow): Record<string, unknown> {
+  return {
+    ...executionView(row),
+    error:
+      row.status === 'error'
+        ? {
+            code: row.error_code,
+            detail: row.error_detail ?? null,
+            errors: (row.error_fields ?? []).map((e) => ({ path: e.path, message: e.message })),
+          }
+        : null,
+    input: row.input ?? null,
+    output_summary: row.output_summary ?? null,
+    upstream_status: row.upstream_status ?? null,
+    attempts: row.attempts ?? null,
+    token_refreshed: row.token_refreshed ?? null,
+    timings: row.timings ?? null,
+    links: {
+      account: row.account_id ? `/api/v1/connected-accounts/${row.account_id}` : null,
+      connection: row.connection_name
+        ? `/api/v1/connections/${encodeURIComponent(row.connection_name)}`
+        : null,
+    },
   };
 }

@@ -354,9 +354,14 @@ export class GuardrailService implements ToolGuard {
   }
 
   /** A decision made through a signed link; the approval's state makes the link work once. */
-  async decideByLink(token: string, decision: 'approve' | 'deny', reason?: string): Promise<ApprovalView> {
+  async decideByLink(
+    token: string,
+    decision: 'approve' | 'deny',
+    reason?: string,
+  ): Promise<{ approval: ApprovalView; environmentId: string }> {
     const row = await this.linkedApproval(token);
-    return this.decide(row.environment_id, row.id, decision, 'link', reason);
+    const approval = await this.decide(row.environment_id, row.id, decision, 'link', reason);
+    return { approval, environmentId: row.environment_id };
   }
 
   private async linkedApproval(token: string): Promise<ApprovalRow> {

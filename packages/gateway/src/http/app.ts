@@ -12,6 +12,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccountService } from '../accounts/service.js';
+import type { AuditService } from '../audit/service.js';
 import type { AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
 import type { GatewayClientService } from '../auth/gateway-clients.js';
@@ -33,9 +34,11 @@ import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolEngine } from '../tools/engine.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, DeferredValidators, queryAjv, summarize } from '../validation/validator.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { auditHooks } from './audit.js';
 import {
   bearerAuthentication,
   bearerPrincipal,
@@ -44,6 +47,7 @@ import {
   proxyAuthentication,
   scopeAuthorization,
 } from './authenticate.js';
+import { adminAccountRoutes } from './dashboard/admins-routes.js';
 import { dashboardPages } from './dashboard/pages.js';
 import { adminSessionRoutes } from './dashboard/session-routes.js';
 import {
@@ -61,6 +65,7 @@ import { fastProxy } from './proxy/fast-path.js';
 import { proxyRoutes } from './proxy/route.js';
 import { BodyRates, closeIfAnsweredEarly } from './request-body.js';
 import { approvalLinkRoutes } from './routes/approval-links.js';
+import { auditRoutes } from './routes/audit.js';
 import { clientRoutes } from './routes/clients.js';
 import { connectedAccountRoutes } from './routes/connected-accounts.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -78,6 +83,7 @@ import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { traceRequests } from './tracing.js';
 import { PORTICO_VERSION } from './version.js';
 
 export interface AppServices {
@@ -104,6 +110,8 @@ export interface AppServices {
   /** OAuth for MCP clients: metadata, registration, authorization, tokens. */
   mcpOAuth: McpOAuthService;
   admins: AdminService;
+  /** The audit log: every change made through the API, sign-ins, CLI actions. */
+  audit: AuditService;
   metrics: GatewayMetrics;
 }
 
@@ -127,6 +135,8 @@ export interface AppOptions {
   metricsToken?: string;
   /** Mounts extra plugins at the root (the sandbox emulators). */
   mount?: (app: FastifyInstance) => Promise<void>;
+  /** Set only when tracing is on (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request. */
+  tracing?: Tracing | undefined;
 }
 
 /**
@@ -494,6 +504,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id);
     done();
   });
+  if (options.tracing) traceRequests(app, options.tracing);
   const { metrics } = services;
   app.addHook('onResponse', (req, reply, done) => {
     metrics.request(familyOf(req.url), reply.statusCode, reply.elapsedTime);
@@ -518,12 +529,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(healthRoutes, { store: services.readiness });
     await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
     await own.register(hostedFlowRoutes, { authorization: services.authorization });
-    await own.register(approvalLinkRoutes, { guardrails: services.guardrails });
+    await own.register(approvalLinkRoutes, { guardrails: services.guardrails, audit: services.audit });
     await own.register(dashboardPages);
     await own.register(adminSessionRoutes, {
       prefix: '/api/v1',
       admins: services.admins,
       secureCookies: options.secureCookies,
+      audit: services.audit,
     });
     if (options.metricsToken) await own.register(metricsRoutes, { metrics, token: options.metricsToken });
     await own.register(
@@ -531,6 +543,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients, services.admins));
         api.addHook('onRequest', scopeAuthorization(services.clients));
         api.addHook('preHandler', connectionAuthorization(services.clients));
+        const audited = auditHooks(services.audit);
+        api.addHook('onSend', audited.onSend);
+        api.addHook('onResponse', audited.onResponse);
+        await api.register(auditRoutes, { audit: services.audit });
+        await api.register(adminAccountRoutes, { admins: services.admins });
         await api.register(connectionRoutes, { connections: services.connections });
         await api.register(connectedAccountRoutes, {
           accounts: services.accounts,
@@ -612,5 +629,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics,
     body: proxyBodies,
   });
+  // With tracing on, proxied requests take the route, whose hooks make their server spans.
+  if (options.tracing) delete fast.serve;
   return app;
 }

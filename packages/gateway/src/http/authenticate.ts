@@ -17,8 +17,11 @@ import { Problem } from '../errors/problem.js';
 export interface Principal {
   clientId: string;
   environmentId: string;
-  /** A signed-in dashboard admin rather than a gateway client: every scope. */
+  /** A signed-in dashboard admin rather than a gateway client: every scope (a viewer's for reading). */
   admin?: boolean;
+  /** The dashboard admin's username and role (sessions only). */
+  username?: string;
+  role?: 'admin' | 'viewer';
 }
 
 declare module 'fastify' {
@@ -94,7 +97,13 @@ export function bearerAuthentication(
       // The dashboard: its session cookie counts only with the session's CSRF token in a header.
       const csrf = req.headers[CSRF_HEADER];
       const admin = await admins.authenticate(session, typeof csrf === 'string' ? csrf : undefined);
-      req.principal = { clientId: admin.adminId, environmentId: admin.environmentId, admin: true };
+      req.principal = {
+        clientId: admin.adminId,
+        environmentId: admin.environmentId,
+        admin: true,
+        username: admin.username,
+        role: admin.role,
+      };
       return;
     }
     req.principal = await bearerPrincipal(tokens, clients, header);
@@ -216,13 +225,26 @@ export function proxyAuthentication(
   };
 }
 
+/** A dashboard viewer's change: viewers read, and only admins change anything. */
+function viewerIsReadOnly(method: string, route: string | undefined): Problem {
+  return new Problem(
+    'insufficient_scope',
+    `A dashboard viewer is read-only: ${method} ${route ?? 'this route'} needs an admin; ask an admin to make the change or to give your account the "admin" role.`,
+    { extensions: { role: 'viewer' } },
+  );
+}
+
 /**
  * The onRequest hook after authentication on /api/v1: the route's scope (auth/scopes.ts) must be
  * among the client's. Dashboard admins have every scope.
  */
 export function scopeAuthorization(clients: ClientStatusCache) {
   const refusal = (req: FastifyRequest): Problem | undefined => {
-    if (req.principal.admin) return undefined;
+    if (req.principal.admin) {
+      return req.principal.role === 'viewer' && req.method !== 'GET' && req.method !== 'HEAD'
+        ? viewerIsReadOnly(req.method, req.routeOptions.url)
+        : undefined;
+    }
     const grant = clients.grantOf(req.principal.clientId);
     const route = req.routeOptions.url;
     if (grant.scopes === null || route === undefined) return undefined;

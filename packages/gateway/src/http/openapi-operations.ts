@@ -39,6 +39,7 @@ export const TAGS = [
   ['MCP', 'The Model Context Protocol endpoint, its tokens and its OAuth authorization server.'],
   ['Environment', 'Per-environment settings: redirect allow-list and branding.'],
   ['Clients', 'Gateway clients (client_id and secret pairs) and the dashboard session.'],
+  ['Audit', 'The append-only audit log and the dashboard’s admin accounts and roles.'],
   ['Sandbox', 'Controls of the built-in provider emulators (sandbox mode only).'],
   ['Health', 'Liveness and readiness probes.'],
 ] as const;
@@ -123,6 +124,91 @@ const LINK = obj('An authorization link to send the end user to.', {
   link: { type: 'string', format: 'uri' },
   expires_at: { type: 'string', format: 'date-time' },
 });
+
+const NULLABLE_STRING = { type: ['string', 'null'] };
+const NULLABLE_INTEGER = { type: ['integer', 'null'] };
+const EXECUTION_DETAIL = obj(
+  'An execution record with what it takes to debug the call: the problem, the input (secrets masked, cut near 8 KB), the shape of the output (never its body), the provider’s last status, the attempts, whether a token was refreshed, and where the time went.',
+  {
+    id: { type: 'string' },
+    tool_name: { type: 'string' },
+    tool_version: NULLABLE_STRING,
+    connected_account_id: NULLABLE_STRING,
+    connection_name: NULLABLE_STRING,
+    identifier: NULLABLE_STRING,
+    status: { type: 'string', enum: ['success', 'error'] },
+    error_code: NULLABLE_STRING,
+    upstream_calls: { type: 'integer' },
+    duration_ms: { type: 'integer' },
+    started_at: { type: 'string', format: 'date-time' },
+    finished_at: { type: 'string', format: 'date-time' },
+    error: {
+      type: ['object', 'null'],
+      description: 'The problem the call answered with; null on success.',
+      properties: {
+        code: { type: 'string' },
+        detail: NULLABLE_STRING,
+        errors: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { path: { type: 'string' }, message: { type: 'string' } },
+            required: ['path', 'message'],
+          },
+        },
+      },
+    },
+    input: {
+      description:
+        'The tool input as sent: values under secret-looking keys and bearer tokens/JWTs are "[masked]"; past about 8 KB, "…truncated".',
+    },
+    output_summary: {
+      type: ['object', 'null'],
+      description:
+        'On success: the output’s type, byte size, top-level keys, array item counts, and whether it names a next page.',
+      properties: {
+        type: { type: 'string' },
+        bytes: { type: 'integer' },
+        keys: { type: 'array', items: { type: 'string' } },
+        item_counts: { type: 'object', additionalProperties: { type: 'integer' } },
+        has_next_page: { type: 'boolean' },
+      },
+    },
+    upstream_status: { ...NULLABLE_INTEGER, description: 'The provider’s last HTTP status.' },
+    attempts: { ...NULLABLE_INTEGER, description: 'Requests sent to the provider, retries included.' },
+    token_refreshed: {
+      type: ['boolean', 'null'],
+      description: 'Whether an access token was refreshed during the call.',
+    },
+    timings: {
+      type: ['object', 'null'],
+      description: 'Milliseconds per step: validation_ms, credential_ms, policy_ms, upstream_ms, total_ms.',
+      additionalProperties: { type: 'number' },
+    },
+    links: {
+      type: 'object',
+      properties: {
+        account: { ...NULLABLE_STRING, description: '/api/v1/connected-accounts/{id}' },
+        connection: { ...NULLABLE_STRING, description: '/api/v1/connections/{name}' },
+      },
+    },
+  },
+  {
+    id: 'exec_01J…',
+    tool_name: 'notes_page_get',
+    status: 'error',
+    error_code: 'upstream_not_found',
+    error: { code: 'upstream_not_found', detail: 'Notion has no such page…', errors: [] },
+    input: { page_id: '59833787-2cf9-4fdf-8782-e53db20768a5', api_key: '[masked]' },
+    output_summary: null,
+    upstream_status: 404,
+    attempts: 1,
+    token_refreshed: false,
+    timings: { validation_ms: 0.4, credential_ms: 0.2, policy_ms: 0.1, upstream_ms: 12.5, total_ms: 13.3 },
+    links: { account: '/api/v1/connected-accounts/ca_01J…', connection: '/api/v1/connections/notion' },
+  },
+  ['id', 'tool_name', 'status', 'error', 'input', 'output_summary', 'links'],
+);
 
 const ok = (description: string, schema?: object, example?: unknown) => ({
   status: 200,
@@ -241,6 +327,97 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     success: noContent,
     codes: ['csrf_failed'],
     security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'GET /api/v1/admin/admins': {
+    id: 'listAdmins',
+    tag: 'Audit',
+    summary: 'List dashboard accounts',
+    description:
+      'The environment’s dashboard accounts with their role (admin or viewer); from a dashboard session only.',
+    success: ok(
+      'The accounts.',
+      list('dashboard accounts', {
+        data: [
+          { username: 'admin', role: 'admin', created_at: '2026-01-01T00:00:00.000Z', last_sign_in_at: null },
+        ],
+      }),
+    ),
+    security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'POST /api/v1/admin/admins': {
+    id: 'createAdmin',
+    tag: 'Audit',
+    summary: 'Create a dashboard account',
+    description:
+      'An admin (every change) or a viewer (reads only). Without a password one is generated and returned once.',
+    success: created(
+      'The account; `password` only when the gateway generated it.',
+      obj('A new dashboard account.', {
+        username: { type: 'string' },
+        role: { type: 'string', enum: ['admin', 'viewer'] },
+        password: { type: 'string' },
+      }),
+    ),
+    codes: ['admin_exists', 'insufficient_scope'],
+    security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'PATCH /api/v1/admin/admins/:username': {
+    id: 'updateAdmin',
+    tag: 'Audit',
+    summary: 'Change a dashboard account’s role',
+    description: 'Sets the role to admin or viewer; the environment’s last admin cannot become a viewer.',
+    success: ok('The account.', obj('A dashboard account.')),
+    codes: ['not_found', 'last_admin', 'insufficient_scope'],
+    security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'DELETE /api/v1/admin/admins/:username': {
+    id: 'deleteAdmin',
+    tag: 'Audit',
+    summary: 'Delete a dashboard account',
+    description: 'Deletes the account and its sessions; never one’s own, never the last admin.',
+    success: noContent,
+    codes: ['not_found', 'last_admin', 'insufficient_scope'],
+    security: [{ dashboardSession: [], csrfToken: [] }],
+  },
+  'GET /api/v1/audit': {
+    id: 'listAuditEntries',
+    tag: 'Audit',
+    summary: 'List audit entries',
+    description:
+      'Every change made through the API, dashboard sign-ins and CLI actions, newest first; filter by actor, action (or a prefix ending with "."), resource and time; paged with page_token. Needs the audit:read scope.',
+    success: ok(
+      'Audit entries.',
+      list('audit entries', {
+        data: [
+          {
+            id: 'aud_4fQ…',
+            at: '2026-01-01T00:00:00.000Z',
+            actor_type: 'admin',
+            actor_id: 'admin',
+            credential: 'session',
+            action: 'connection.created',
+            resource_type: 'connection',
+            resource_id: 'google',
+            ip: '203.0.113.7',
+            user_agent: 'Mozilla/5.0 …',
+            request_id: 'req_0a1b2c3d',
+            status_code: 201,
+            details: { provider: 'google' },
+          },
+        ],
+        next_page_token: null,
+      }),
+    ),
+    codes: ['insufficient_scope'],
+  },
+  'GET /api/v1/audit/export': {
+    id: 'exportAuditEntries',
+    tag: 'Audit',
+    summary: 'Export audit entries as JSON lines',
+    description:
+      'The entries the filters select (as GET /api/v1/audit takes them, without paging), newest first, streamed as `application/x-ndjson`: one JSON object per line.',
+    success: { status: 200, description: 'One audit entry (as listed) per line, application/x-ndjson.' },
+    codes: ['insufficient_scope'],
   },
   'POST /api/v1/connections': {
     id: 'createConnection',
@@ -404,8 +581,9 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     id: 'getExecution',
     tag: 'Executions',
     summary: 'Get an execution',
-    description: 'One tool call’s record.',
-    success: ok('The execution.', obj('An execution record.')),
+    description:
+      'One tool call’s record with its detail: the problem and field errors, the masked input, the output’s shape, the provider’s status, attempts, token refresh, timings and links.',
+    success: ok('The execution.', EXECUTION_DETAIL),
     codes: ['execution_not_found'],
   },
   'GET /api/v1/events': {

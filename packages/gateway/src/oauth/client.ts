@@ -119,11 +119,16 @@ export function refreshAccessToken(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   refreshToken: string,
+  /** Trace context for the token endpoint (`traceparent`), when tracing is on. */
+  traceHeaders?: Record<string, string>,
 ): Promise<TokenResponse> {
-  return tokenRequest(provider, endpoints, client, {
-    grant_type: 'refresh_token',
-    refresh_token: refreshToken,
-  });
+  return tokenRequest(
+    provider,
+    endpoints,
+    client,
+    { grant_type: 'refresh_token', refresh_token: refreshToken },
+    traceHeaders,
+  );
 }
 
 async function tokenRequest(
@@ -131,9 +136,10 @@ async function tokenRequest(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   params: Record<string, string>,
+  traceHeaders?: Record<string, string>,
 ): Promise<TokenResponse> {
   const oauth = oauthOf(provider);
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...traceHeaders, accept: 'application/json' };
   const fields =
     oauth.clientAuth === 'client_secret_basic'
       ? params

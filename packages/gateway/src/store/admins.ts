@@ -1,10 +1,14 @@
 import type { Queryable } from './db.js';
 
+export type AdminRole = 'admin' | 'viewer';
+
 export interface AdminRow {
   id: string;
   environment_id: string;
   username: string;
   password_hash: string;
+  /** admin: every change; viewer: reads only. */
+  role: AdminRole;
   failed_attempts: number;
   locked_until: Date | null;
   last_sign_in_at: Date | null;
@@ -22,12 +26,16 @@ export interface AdminSessionRow {
 
 export async function insertAdmin(
   db: Queryable,
-  row: Pick<AdminRow, 'id' | 'environment_id' | 'username' | 'password_hash'>,
+  row: Pick<AdminRow, 'id' | 'environment_id' | 'username' | 'password_hash' | 'role'>,
 ): Promise<AdminRow | undefined> {
+  // The column's default is "admin": left unnamed then, so a store still before migration 20 (an
+  // upgrade's tests) takes the statement too.
+  const viewer = row.role !== 'admin';
   const rows = await db.query<AdminRow>(
-    `INSERT INTO admin_users (id, environment_id, username, password_hash) VALUES ($1, $2, $3, $4)
+    `INSERT INTO admin_users (id, environment_id, username, password_hash${viewer ? ', role' : ''})
+     VALUES ($1, $2, $3, $4${viewer ? ', $5' : ''})
      ON CONFLICT (username) DO NOTHING RETURNING *`,
-    [row.id, row.environment_id, row.username, row.password_hash],
+    [row.id, row.environment_id, row.username, row.password_hash, ...(viewer ? [row.role] : [])],
   );
   return rows[0];
 }
@@ -35,6 +43,45 @@ export async function insertAdmin(
 export async function countAdmins(db: Queryable): Promise<number> {
   const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM admin_users');
   return Number(rows[0]?.n ?? 0);
+}
+
+/** An environment's admins, by username (a handful). */
+export async function listAdmins(db: Queryable, environmentId: string): Promise<AdminRow[]> {
+  return db.query<AdminRow>(
+    'SELECT * FROM admin_users WHERE environment_id = $1 ORDER BY username LIMIT 1000',
+    [environmentId],
+  );
+}
+
+/** Admins with the role "admin" (those who can change things) in an environment. */
+export async function countFullAdmins(db: Queryable, environmentId: string): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM admin_users WHERE environment_id = $1 AND role = 'admin'",
+    [environmentId],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+export async function setAdminRole(
+  db: Queryable,
+  environmentId: string,
+  username: string,
+  role: AdminRole,
+): Promise<AdminRow | undefined> {
+  const rows = await db.query<AdminRow>(
+    'UPDATE admin_users SET role = $3 WHERE environment_id = $1 AND username = $2 RETURNING *',
+    [environmentId, username, role],
+  );
+  return rows[0];
+}
+
+/** Deletes an admin (its sessions go with it). */
+export async function deleteAdmin(db: Queryable, environmentId: string, username: string): Promise<boolean> {
+  const rows = await db.query(
+    'DELETE FROM admin_users WHERE environment_id = $1 AND username = $2 RETURNING id',
+    [environmentId, username],
+  );
+  return rows.length > 0;
 }
 
 export async function findAdminByUsername(db: Queryable, username: string): Promise<AdminRow | undefined> {
@@ -80,9 +127,11 @@ export async function insertAdminSession(
 export async function findAdminSession(
   db: Queryable,
   tokenHash: string,
-): Promise<(AdminSessionRow & { username: string; environment_id: string }) | undefined> {
-  const rows = await db.query<AdminSessionRow & { username: string; environment_id: string }>(
-    `SELECT s.*, a.username, a.environment_id FROM admin_sessions s JOIN admin_users a ON a.id = s.admin_id
+): Promise<(AdminSessionRow & { username: string; environment_id: string; role: AdminRole }) | undefined> {
+  const rows = await db.query<
+    AdminSessionRow & { username: string; environment_id: string; role: AdminRole }
+  >(
+    `SELECT s.*, a.username, a.environment_id, a.role FROM admin_sessions s JOIN admin_users a ON a.id = s.admin_id
      WHERE s.token_hash = $1 AND s.expires_at > now()`,
     [tokenHash],
   );

@@ -14,7 +14,27 @@ export interface ExecutionRow {
   duration_ms: number;
   started_at: Date;
   finished_at: Date;
+  /** The detail (optional: records written before migration 21, and tests, leave them out). */
+  error_detail?: string | null;
+  error_fields?: Array<{ path: string; message: string }> | null;
+  /** The tool input, secrets masked and capped (executions/detail.ts). */
+  input?: unknown;
+  output_summary?: object | null;
+  upstream_status?: number | null;
+  attempts?: number | null;
+  token_refreshed?: boolean | null;
+  timings?: Record<string, number> | null;
+  /**
+   * Not columns: the call's input and output as the engine had them, turned into `input` and
+   * `output_summary` by the recorder when it writes (executions/service.ts), off the response path.
+   */
+  raw_input?: unknown;
+  raw_output?: unknown;
 }
+
+/** The list's columns: everything but the detail, which only the single record returns. */
+const LIST_COLUMNS = `id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
+  status, error_code, upstream_calls, duration_ms, started_at, finished_at`;
 
 export async function findExecution(db: Queryable, id: string): Promise<ExecutionRow | undefined> {
   return (await db.query<ExecutionRow>('SELECT * FROM executions WHERE id = $1', [id]))[0];
@@ -28,18 +48,25 @@ export async function findExecution(db: Queryable, id: string): Promise<Executio
 export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
   if (!rows.length) return;
   const column = <K extends keyof ExecutionRow>(key: K) => rows.map((row) => row[key]);
+  const json = (key: 'error_fields' | 'input' | 'output_summary' | 'timings') =>
+    rows.map((row) => (row[key] === undefined || row[key] === null ? null : JSON.stringify(row[key])));
   await db.query(
     `WITH inserted AS (
        INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
-         status, error_code, upstream_calls, duration_ms, started_at, finished_at)
+         status, error_code, upstream_calls, duration_ms, started_at, finished_at,
+         error_detail, error_fields, input, output_summary, upstream_status, attempts, token_refreshed, timings)
        SELECT u.id, u.environment_id, u.tool_name, u.tool_version,
          a.id, -- an account deleted since the call is no longer there to point to
          u.connection_name, u.identifier, u.status, u.error_code, u.upstream_calls, u.duration_ms,
-         u.started_at, u.finished_at
+         u.started_at, u.finished_at, u.error_detail, u.error_fields::jsonb, u.input::jsonb,
+         u.output_summary::jsonb, u.upstream_status, u.attempts, u.token_refreshed, u.timings::jsonb
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[])
+         $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[],
+         $14::text[], $15::text[], $16::text[], $17::text[], $18::integer[], $19::integer[], $20::boolean[],
+         $21::text[])
          AS u(id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
-           status, error_code, upstream_calls, duration_ms, started_at, finished_at)
+           status, error_code, upstream_calls, duration_ms, started_at, finished_at,
+           error_detail, error_fields, input, output_summary, upstream_status, attempts, token_refreshed, timings)
        LEFT JOIN connected_accounts a ON a.id = u.account_id
        ON CONFLICT (id) DO NOTHING
        RETURNING environment_id, started_at, tool_name, status, error_code, duration_ms
@@ -65,6 +92,16 @@ export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Pro
       column('duration_ms'),
       column('started_at'),
       column('finished_at'),
+      rows.map((row) => row.error_detail ?? null),
+      // JSON travels as text in the arrays (a jsonb[] parameter would need every driver to agree
+      // on its array literal) and is cast back per row.
+      json('error_fields'),
+      json('input'),
+      json('output_summary'),
+      rows.map((row) => row.upstream_status ?? null),
+      rows.map((row) => row.attempts ?? null),
+      rows.map((row) => row.token_refreshed ?? null),
+      json('timings'),
     ],
   );
 }
@@ -123,7 +160,7 @@ export async function listExecutions(
   filter: ExecutionFilter,
 ): Promise<ExecutionRow[]> {
   return db.query<ExecutionRow>(
-    `SELECT * FROM executions
+    `SELECT ${LIST_COLUMNS} FROM executions
      WHERE environment_id = $1
        AND ($2::text IS NULL OR tool_name = $2)
        AND ($3::text IS NULL OR identifier = $3)

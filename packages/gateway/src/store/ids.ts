@@ -18,7 +18,9 @@ export type IdPrefix =
   | 'mcpg'
   // Guardrails: policies and the approvals they hold calls for.
   | 'pol'
-  | 'apr';
+  | 'apr'
+  // Audit log entries.
+  | 'aud';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

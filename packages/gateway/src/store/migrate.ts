@@ -35,7 +35,10 @@ export async function migrate(db: Database, migrations: Migration[] = MIGRATIONS
   });
 }
 
-/** Migrations hold no functions or quoted semicolons, so splitting on `;` at line end is exact. */
+/**
+ * Migrations hold no semicolon at a line's end but their statements' own (a function body is
+ * written on one line), so splitting on `;` at line end is exact.
+ */
 function splitStatements(sql: string): string[] {
   return sql
     .split(/;\s*$/m)

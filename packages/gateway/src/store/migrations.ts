@@ -534,4 +534,101 @@ ALTER TABLE gateway_clients ADD COLUMN connection_names text[];
 ALTER TABLE gateway_clients ADD COLUMN created_by text;
 `,
   },
+  {
+    version: 20,
+    name: 'audit-log',
+    sql: `
+-- Who did what, when and from where: one row per operator or application action. Append-only: the
+-- trigger below refuses UPDATE, DELETE and TRUNCATE, and there is no retention (export it to archive
+-- it). No foreign key to environments: the record outlives what it describes.
+CREATE TABLE audit_log (
+  id             text PRIMARY KEY,
+  environment_id text NOT NULL,
+  at             timestamptz NOT NULL DEFAULT now(),
+  actor_type     text NOT NULL CHECK (actor_type IN ('client', 'admin', 'cli', 'link', 'system')),
+  actor_id       text NOT NULL,
+  credential     text,
+  action         text NOT NULL,
+  resource_type  text,
+  resource_id    text,
+  ip             text,
+  user_agent     text,
+  request_id     text,
+  status_code    integer,
+  details        jsonb NOT NULL DEFAULT '{}'
+);
+CREATE INDEX audit_log_environment_at ON audit_log (environment_id, at DESC, id DESC);
+CREATE INDEX audit_log_actor ON audit_log (environment_id, actor_id, at DESC, id DESC);
+CREATE INDEX audit_log_action ON audit_log (environment_id, action text_pattern_ops, at DESC, id DESC);
+CREATE INDEX audit_log_resource ON audit_log (environment_id, resource_type, resource_id, at DESC, id DESC);
+-- Written on one line: migrations are split into statements at a semicolon ending a line.
+CREATE FUNCTION audit_log_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP USING ERRCODE = '42501'; END $$;
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION audit_log_refuse_change();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_log_refuse_change();
+
+-- Dashboard roles: an admin changes everything; a viewer reads (never secrets).
+ALTER TABLE admin_users ADD COLUMN role text NOT NULL DEFAULT 'admin' CHECK (role IN ('admin', 'viewer'));
+`,
+  },
+  {
+    version: 21,
+    name: 'execution-detail',
+    sql: `
+-- Enough of a call to debug it from its record alone: the problem's detail and field errors, the
+-- input (secrets masked, capped near 8 KB), a summary of the output (never its body), what the
+-- provider answered and how often it was asked, whether a token was refreshed, where the time went.
+ALTER TABLE executions ADD COLUMN error_detail text;
+ALTER TABLE executions ADD COLUMN error_fields jsonb;
+ALTER TABLE executions ADD COLUMN input jsonb;
+ALTER TABLE executions ADD COLUMN output_summary jsonb;
+ALTER TABLE executions ADD COLUMN upstream_status integer;
+ALTER TABLE executions ADD COLUMN attempts integer;
+ALTER TABLE executions ADD COLUMN token_refreshed boolean;
+ALTER TABLE executions ADD COLUMN timings jsonb;
+`,
+  },
+  {
+    version: 22,
+    name: 'account-counts',
+    sql: `
+-- How many accounts each connection has in each status, for the dashboard's overview and the
+-- /metrics gauge, without counting a million accounts on each page view or scrape. Triggers append
+-- each change (exact, whatever path made it, in the same transaction) to account_count_deltas, an
+-- append-only table no two transactions contend on (a shared counter row would be locked by every
+-- account change on its connection until commit, and two transactions changing accounts in
+-- different orders could deadlock on them); the gateway folds the deltas into account_counts every
+-- few seconds. A reading sums both, so it is exact at any time.
+-- No foreign keys: a deleted connection's accounts go by cascade and their trigger still records
+-- them; emptied counts are removed when folded.
+CREATE TABLE account_counts (
+  connection_id  text NOT NULL,
+  status         text NOT NULL,
+  environment_id text NOT NULL,
+  count          bigint NOT NULL,
+  PRIMARY KEY (connection_id, status)
+);
+CREATE TABLE account_count_deltas (
+  id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  connection_id  text NOT NULL,
+  status         text NOT NULL,
+  environment_id text NOT NULL,
+  delta          bigint NOT NULL
+);
+INSERT INTO account_counts (connection_id, status, environment_id, count)
+  SELECT connection_id, status, min(environment_id), count(*) FROM connected_accounts GROUP BY 1, 2;
+-- Each function is written on one line: migrations are split into statements at a semicolon ending a line.
+CREATE FUNCTION account_counts_inserted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO account_count_deltas (connection_id, status, environment_id, delta) SELECT connection_id, status, min(environment_id), count(*) FROM new_rows GROUP BY 1, 2; RETURN NULL; END $$;
+CREATE FUNCTION account_counts_deleted() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO account_count_deltas (connection_id, status, environment_id, delta) SELECT connection_id, status, min(environment_id), -count(*) FROM old_rows GROUP BY 1, 2; RETURN NULL; END $$;
+CREATE FUNCTION account_counts_moved() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO account_count_deltas (connection_id, status, environment_id, delta) VALUES (OLD.connection_id, OLD.status, OLD.environment_id, -1), (NEW.connection_id, NEW.status, NEW.environment_id, 1); RETURN NULL; END $$;
+CREATE TRIGGER account_counts_insert AFTER INSERT ON connected_accounts
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION account_counts_inserted();
+CREATE TRIGGER account_counts_delete AFTER DELETE ON connected_accounts
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION account_counts_deleted();
+CREATE TRIGGER account_counts_update AFTER UPDATE OF status, connection_id ON connected_accounts
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.connection_id IS DISTINCT FROM NEW.connection_id)
+  EXECUTE FUNCTION account_counts_moved();
+`,
+  },
 ];

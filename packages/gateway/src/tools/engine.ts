@@ -1,3 +1,4 @@
+import { type Span, SpanKind } from '@opentelemetry/api';
 import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
@@ -8,6 +9,7 @@ import type { RateGovernor } from '../governor/governor.js';
 import { getProvider } from '../providers/catalog.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { closestName } from '../validation/closest-name.js';
 import { unsafeInput } from '../validation/text-safety.js';
@@ -85,6 +87,8 @@ export interface ToolEngineDeps {
   tools: AnyTool[];
   guard?: ToolGuard;
   governor?: RateGovernor;
+  /** Set only when tracing is on: each call is then a span, its credential step another. */
+  tracing?: Tracing | undefined;
 }
 
 interface CompiledTool {
@@ -137,14 +141,46 @@ export class ToolEngine {
     return compiled;
   }
 
-  async execute(environmentId: string, request: ExecuteRequest, caller?: Caller): Promise<ExecuteResult> {
+  execute(environmentId: string, request: ExecuteRequest, caller?: Caller): Promise<ExecuteResult> {
+    const tracing = this.deps.tracing;
+    if (!tracing) return this.run(environmentId, request, caller);
+    // Named as the GenAI conventions name a tool call; the outcome is set when it is recorded.
+    return tracing.inSpan(
+      `execute_tool ${request.tool_name}`,
+      SpanKind.INTERNAL,
+      { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': request.tool_name },
+      (span) => this.run(environmentId, request, caller, span, tracing),
+    );
+  }
+
+  private async run(
+    environmentId: string,
+    request: ExecuteRequest,
+    caller?: Caller,
+    span?: Span,
+    tracing?: Tracing,
+  ): Promise<ExecuteResult> {
     const executionId = newId('exec');
     const started = new Date();
     let credential: Credential | undefined;
     let client: ProviderClient | undefined;
     let versions: Versions = request;
-    const record = (status: 'success' | 'error', errorCode: string | null) => {
+    // Where the time went, by step, measured only at step boundaries (a few performance.now()).
+    const timings: Record<string, number> = {};
+    let mark = performance.now();
+    const startedAt = mark;
+    const lap = (step: string) => {
+      const now = performance.now();
+      timings[step] = Math.round((now - mark) * 100) / 100;
+      mark = now;
+    };
+    const record = (
+      status: 'success' | 'error',
+      errorCode: string | null,
+      detail: { problem?: Problem; data?: unknown } = {},
+    ) => {
       const finished = new Date();
+      timings.total_ms = Math.round((performance.now() - startedAt) * 100) / 100;
       const row: ExecutionRow = {
         id: executionId,
         environment_id: environmentId,
@@ -159,8 +195,26 @@ export class ToolEngine {
         duration_ms: finished.getTime() - started.getTime(),
         started_at: started,
         finished_at: finished,
+        error_detail: detail.problem?.detail ?? (status === 'error' ? 'The tool failed unexpectedly.' : null),
+        error_fields: detail.problem?.options.errors?.length ? detail.problem.options.errors : null,
+        // Masked and summarized by the recorder, off the response path.
+        raw_input: request.tool_input ?? {},
+        ...(status === 'success' ? { raw_output: detail.data } : {}),
+        upstream_status: client?.lastStatus ?? detail.problem?.options.upstream?.status ?? null,
+        attempts: client?.attempts ?? 0,
+        token_refreshed:
+          (credential?.refreshedAt !== undefined && credential.refreshedAt >= started.getTime()) ||
+          (client?.tokenRefreshed ?? false),
+        timings,
       };
       this.deps.executions.record(row);
+      span?.setAttributes({
+        'portico.execution.id': executionId,
+        'portico.tool.status': status,
+        ...(row.connection_name ? { 'portico.connection.name': row.connection_name } : {}),
+        ...(errorCode ? { 'error.type': errorCode } : {}),
+        ...(row.upstream_status ? { 'portico.upstream.status_code': row.upstream_status } : {}),
+      });
     };
     try {
       const compiled = this.lookup(request.tool_name);
@@ -217,7 +271,23 @@ export class ToolEngine {
         }));
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
-      credential = await this.resolveAccount(environmentId, request, tool);
+      lap('validation_ms');
+      credential = await (tracing
+        ? tracing.inSpan(
+            'portico.credential',
+            SpanKind.INTERNAL,
+            { 'portico.provider': tool.provider },
+            async (step) => {
+              const found = await this.resolveAccount(environmentId, request, tool);
+              step.setAttributes({
+                'portico.account.id': found.accountId,
+                'portico.connection.name': found.connectionName,
+              });
+              return found;
+            },
+          )
+        : this.resolveAccount(environmentId, request, tool));
+      lap('credential_ms');
       if (caller?.connectionNames && !caller.connectionNames.includes(credential.connectionName)) {
         throw new Problem(
           'insufficient_scope',
@@ -236,6 +306,7 @@ export class ToolEngine {
         approvalId: request.approval_id,
         requestedBy: caller?.id,
       });
+      lap('policy_ms');
       client = new ProviderClient(
         credential,
         { accountTokens: this.deps.accountTokens, http: this.deps.http, governor: this.deps.governor },
@@ -243,8 +314,13 @@ export class ToolEngine {
           ? { [provider.api.versionHeader]: versions.upstream_version }
           : {},
       );
-      const data = await tool.run(input as never, { client });
-      record('success', null);
+      let data: Record<string, unknown>;
+      try {
+        data = await tool.run(input as never, { client });
+      } finally {
+        lap('upstream_ms');
+      }
+      record('success', null, { data });
       return { data, execution_id: executionId };
     } catch (error) {
       const problem = error instanceof Problem ? error : undefined;
@@ -253,7 +329,7 @@ export class ToolEngine {
           { err: error, tool: request.tool_name, execution_id: executionId },
           'tool failed',
         );
-      record('error', problem?.code ?? 'internal_error');
+      record('error', problem?.code ?? 'internal_error', problem ? { problem } : {});
       if (problem) {
         problem.options.extensions = { ...problem.options.extensions, execution_id: executionId };
         throw problem;

@@ -1,6 +1,8 @@
 import { Readable, Transform } from 'node:stream';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Agent, Dispatcher } from 'undici';
 import { Problem } from '../errors/problem.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { readAnswerAfterFailedWrite } from './early-answers.js';
 import { loadUndici, UNDICI_ERRORS } from './undici.js';
 
@@ -67,6 +69,8 @@ export interface UpstreamResponse {
    * without a stream); otherwise a stream, which the caller must consume or destroy.
    */
   body: Buffer | Readable;
+  /** How many times the request was sent, when more than once (retries after 429/503 or a reset). */
+  attempts?: number;
 }
 
 /** Bodies announced by Content-Length up to this size arrive whole. */
@@ -86,7 +90,11 @@ export class UpstreamHttp {
   private agent: Agent | undefined;
   private agentLoading: Promise<Agent> | undefined;
 
-  constructor(readonly options: UpstreamOptions = DEFAULT_UPSTREAM_OPTIONS) {}
+  constructor(
+    readonly options: UpstreamOptions = DEFAULT_UPSTREAM_OPTIONS,
+    /** Set only when tracing is on: each request is then a client span whose traceparent the provider gets. */
+    private readonly tracing?: Tracing | undefined,
+  ) {}
 
   /** The pooled agent, made at the first request (see ./undici.ts). */
   private loadAgent(): Promise<Agent> {
@@ -119,7 +127,11 @@ export class UpstreamHttp {
   }
 
   /** Sends the request, retrying where safe; the caller owns (and must consume) the response body. */
-  async send(request: UpstreamRequest): Promise<UpstreamResponse> {
+  send(request: UpstreamRequest): Promise<UpstreamResponse> {
+    return this.tracing ? clientSpan(this.tracing, request, (r) => this.transmit(r)) : this.transmit(request);
+  }
+
+  private async transmit(request: UpstreamRequest): Promise<UpstreamResponse> {
     const method = request.method.toUpperCase();
     const replayable = isReplayable(request.body);
     const retryable = IDEMPOTENT.has(method) && replayable;
@@ -140,6 +152,8 @@ export class UpstreamHttp {
           ...(watchdog ? { headersTimeout: 0, onController: watchdog.attach } : {}),
         });
         watchdog?.done();
+        // Set only on a retry: the common answer keeps its shape.
+        if (attempt > 1) response.attempts = attempt;
         if (retryable && attempt < this.options.maxAttempts && RETRYABLE_STATUS.has(response.statusCode)) {
           const wait = retryAfterMs(response.headers['retry-after']);
           if (wait !== undefined && wait <= this.options.retryAfterCapMs) {
@@ -288,6 +302,42 @@ export class UpstreamHttp {
     const agent = this.agent ?? (await this.agentLoading?.catch(() => undefined));
     await agent?.close();
   }
+}
+
+/**
+ * The request as an HTTP client span (semantic conventions: `{method}`, the method, server, URL
+ * without its query, which may carry a credential, the status and any resends), whose context goes
+ * to the provider as `traceparent`.
+ */
+async function clientSpan(
+  tracing: Tracing,
+  request: UpstreamRequest,
+  transmit: (request: UpstreamRequest) => Promise<UpstreamResponse>,
+): Promise<UpstreamResponse> {
+  const method = request.method.toUpperCase();
+  const url = new URL(request.origin);
+  const query = request.path.indexOf('?');
+  return tracing.inSpan(
+    method,
+    SpanKind.CLIENT,
+    {
+      'http.request.method': method,
+      'server.address': url.hostname,
+      'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      'url.full': `${request.origin}${query === -1 ? request.path : request.path.slice(0, query)}`,
+    },
+    async (span) => {
+      tracing.inject(tracing.active(), request.headers);
+      const response = await transmit(request);
+      span.setAttribute('http.response.status_code', response.statusCode);
+      if (response.attempts) span.setAttribute('http.request.resend_count', response.attempts - 1);
+      if (response.statusCode >= 400) {
+        span.setAttribute('error.type', String(response.statusCode));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      return response;
+    },
+  );
 }
 
 function hostOf(origin: string): string {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import { EVENTS_CHANNEL, recordEvent } from '../events/outbox.js';
@@ -14,6 +15,7 @@ import {
   markDelivered,
   markFailed,
 } from '../store/webhooks.js';
+import type { Tracing } from '../tracing/tracing.js';
 import { loadUndici, UNDICI_ERRORS } from '../upstream/undici.js';
 import { webhookView } from './schemas.js';
 import { signedHeaders } from './signer.js';
@@ -30,7 +32,17 @@ export interface DeliveryConfig {
   concurrency: number;
   /** How often the queue is looked at without a notification (retries, takeovers, missed NOTIFYs). */
   pollMs?: number;
+  /** The least time between two looks at the queue (default MIN_CLAIM_GAP_MS). */
+  minClaimGapMs?: number;
 }
+
+/**
+ * Every committed event (a failed tool call among them) wakes the worker, and so does every
+ * finished attempt: at a thousand events a second, one claim statement each would be a thousand
+ * queries a second, most finding nothing. Looks are spaced at least this far apart instead (at most
+ * 50 a second per process); wakes in between share the next look, which claims for every free slot.
+ */
+const MIN_CLAIM_GAP_MS = 20;
 
 /** The part of a receiver's answer that is kept: enough to debug, too little to hold anything large. */
 const RESPONSE_BODY_LIMIT = 1024;
@@ -50,6 +62,7 @@ export class DeliveryWorker {
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private lastClaimAt = Number.NEGATIVE_INFINITY;
   private poll?: NodeJS.Timeout;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly attempts = new Set<Promise<void>>();
@@ -58,7 +71,14 @@ export class DeliveryWorker {
   private recordScheduled = false;
 
   constructor(
-    private readonly deps: { db: Database; keyring: Keyring; logger: Logger; config: DeliveryConfig },
+    private readonly deps: {
+      db: Database;
+      keyring: Keyring;
+      logger: Logger;
+      config: DeliveryConfig;
+      /** Set only when tracing is on: each attempt is then a client span, its traceparent sent along. */
+      tracing?: Tracing | undefined;
+    },
   ) {
     this.leaseMs = deps.config.timeoutMs + 5_000;
   }
@@ -120,8 +140,19 @@ export class DeliveryWorker {
   private async drain(): Promise<void> {
     for (;;) {
       this.again = false;
+      if (this.deps.config.concurrency - this.inflight <= 0 || this.stopped) return;
+      const wait =
+        this.lastClaimAt + (this.deps.config.minClaimGapMs ?? MIN_CLAIM_GAP_MS) - performance.now();
+      if (wait > 0) {
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        if (this.stopped) return;
+      }
+      // Attempts may have finished during the wait: their slots are free now.
       const free = this.deps.config.concurrency - this.inflight;
-      if (free <= 0 || this.stopped) return;
+      if (free <= 0) return;
+      // This look covers the wakes that came during the wait.
+      this.again = false;
+      this.lastClaimAt = performance.now();
       const claimed = await claimDeliveries(this.deps.db, this.owner, free, this.leaseMs);
       for (const delivery of claimed) {
         this.inflight++;
@@ -164,6 +195,7 @@ export class DeliveryWorker {
     let statusCode: number | null = null;
     let error: string | null = null;
     let responseBody: string | null = null;
+    const traced = this.deps.tracing && deliverySpan(this.deps.tracing, d);
     try {
       const url = new URL(d.url);
       const literal = literalAddress(url);
@@ -178,6 +210,7 @@ export class DeliveryWorker {
           'content-type': 'application/json',
           'user-agent': 'Portico-Webhooks/1',
           ...signedHeaders(d.event_id, payload, this.secretsOf(d)),
+          ...traced?.headers,
         },
         body: payload,
         signal: AbortSignal.timeout(this.deps.config.timeoutMs),
@@ -186,6 +219,15 @@ export class DeliveryWorker {
       responseBody = await readPrefix(res.body, RESPONSE_BODY_LIMIT);
     } catch (err) {
       error = describe(err, this.deps.config.timeoutMs);
+    }
+    if (traced) {
+      const { span } = traced;
+      if (statusCode !== null) span.setAttribute('http.response.status_code', statusCode);
+      if (error !== null || statusCode === null || statusCode < 200 || statusCode > 299) {
+        span.setAttribute('error.type', statusCode === null ? 'delivery_failed' : String(statusCode));
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
     }
     const record: AttemptRecord = {
       endpointId: d.endpoint_id,
@@ -278,6 +320,43 @@ export class DeliveryWorker {
       this.timers.add(timer);
     }
   }
+}
+
+/**
+ * An attempt as the root of its own trace (it runs apart from the request that caused the event):
+ * an HTTP client span named by the conventions, the URL without its query (a receiver's URL may
+ * hold a token there), and the `traceparent` the receiver gets.
+ */
+function deliverySpan(tracing: Tracing, d: ClaimedDelivery) {
+  let address: { host: string; port: number; url: string } | undefined;
+  try {
+    const url = new URL(d.url);
+    address = {
+      host: url.hostname,
+      port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+      url: `${url.origin}${url.pathname}`,
+    };
+  } catch {
+    address = undefined;
+  }
+  const { span, context } = tracing.startSpan(
+    'POST',
+    SpanKind.CLIENT,
+    {
+      'http.request.method': 'POST',
+      ...(address
+        ? { 'server.address': address.host, 'server.port': address.port, 'url.full': address.url }
+        : {}),
+      'portico.webhook.endpoint_id': d.endpoint_id,
+      'portico.event.id': d.event_id,
+      'portico.event.type': d.type,
+      'portico.webhook.attempt': d.attempts,
+    },
+    { root: true },
+  );
+  const headers: Record<string, string> = {};
+  tracing.inject(context, headers);
+  return { span, headers };
 }
 
 async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<string> {

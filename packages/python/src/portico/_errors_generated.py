@@ -21,6 +21,7 @@ PROBLEM_CODES = {
     "invalid_credentials": (401, "Wrong username or password", False),
     "csrf_failed": (403, "CSRF token missing or wrong", False),
     "admin_exists": (409, "Admin account already exists", False),
+    "last_admin": (409, "The last admin cannot be removed", False),
     "client_not_found": (404, "Gateway client not found", False),
     "not_found": (404, "Not found", False),
     "method_not_allowed": (405, "Method not allowed", False),
@@ -169,6 +170,12 @@ class AdminExistsError(PorticoError):
     """Admin account already exists (`admin_exists`, 409)."""
 
     problem_code = "admin_exists"
+
+
+class LastAdminError(PorticoError):
+    """The last admin cannot be removed (`last_admin`, 409)."""
+
+    problem_code = "last_admin"
 
 
 class ClientNotFoundError(PorticoError):
@@ -529,6 +536,7 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "invalid_credentials": InvalidCredentialsError,
     "csrf_failed": CsrfFailedError,
     "admin_exists": AdminExistsError,
+    "last_admin": LastAdminError,
     "client_not_found": ClientNotFoundError,
     "not_found": NotFoundError,
     "method_not_allowed": MethodNotAllowedError,
@@ -606,6 +614,7 @@ __all__ = [
     "InvalidCredentialsError",
     "CsrfFailedError",
     "AdminExistsError",
+    "LastAdminError",
     "ClientNotFoundError",
     "NotFoundError",
     "MethodNotAllowedError",

@@ -19,6 +19,7 @@ export const PROBLEM_CODES = {
   invalid_credentials: { status: 401, retryable: false },
   csrf_failed: { status: 403, retryable: false },
   admin_exists: { status: 409, retryable: false },
+  last_admin: { status: 409, retryable: false },
   client_not_found: { status: 404, retryable: false },
   not_found: { status: 404, retryable: false },
   method_not_allowed: { status: 405, retryable: false },

@@ -294,5 +294,7 @@ export const CsrfFailedError = ERROR_CLASSES.csrf_failed;
 export type CsrfFailedError = Instance<'csrf_failed'>;
 export const AdminExistsError = ERROR_CLASSES.admin_exists;
 export type AdminExistsError = Instance<'admin_exists'>;
+export const LastAdminError = ERROR_CLASSES.last_admin;
+export type LastAdminError = Instance<'last_admin'>;
 export const ClientNotFoundError = ERROR_CLASSES.client_not_found;
 export type ClientNotFoundError = Instance<'client_not_found'>;

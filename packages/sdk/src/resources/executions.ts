@@ -1,7 +1,7 @@
 import { camelKeys } from '../http/case.js';
 import { PageList } from '../http/pages.js';
 import type { Transport } from '../http/transport.js';
-import type { Execution } from '../types.js';
+import type { Execution, ExecutionDetail } from '../types.js';
 import { segment } from './connections.js';
 
 export interface ListExecutionsOptions {
@@ -17,13 +17,21 @@ export interface ListExecutionsOptions {
 export class Executions {
   constructor(private readonly transport: Transport) {}
 
-  async get(id: string): Promise<Execution> {
-    return camelKeys(
-      await this.transport.json<Record<string, unknown>>({
-        method: 'GET',
-        path: `/api/v1/executions/${segment(id)}`,
-      }),
-    );
+  /** One execution with its detail: the problem, the masked input, the output's shape, timings. */
+  async get(id: string): Promise<ExecutionDetail> {
+    const raw = await this.transport.json<Record<string, unknown>>({
+      method: 'GET',
+      path: `/api/v1/executions/${segment(id)}`,
+    });
+    const detail = camelKeys<ExecutionDetail>(raw);
+    // The input is the caller's own data and keeps its keys; the gateway's nested objects are camelCased.
+    const nested = (value: unknown): never =>
+      (value && typeof value === 'object'
+        ? camelKeys(value as Record<string, unknown>)
+        : (value ?? null)) as never;
+    if (raw.output_summary !== undefined) detail.outputSummary = nested(raw.output_summary);
+    if (raw.timings !== undefined) detail.timings = nested(raw.timings);
+    return detail;
   }
 
   /** Newest first. */

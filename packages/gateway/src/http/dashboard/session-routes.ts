@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditService } from '../../audit/service.js';
 import { type AdminService, SESSION_TTL_SECONDS } from '../../dashboard/admins.js';
 import { CSRF_HEADER, sessionCookie, sessionCookieHeader } from '../../dashboard/cookie.js';
 import { Problem } from '../../errors/problem.js';
+import { originOf } from '../audit.js';
 
 const SignInBody = Type.Object(
   {
@@ -14,12 +16,16 @@ const SignInBody = Type.Object(
 
 const SessionView = Type.Object({
   username: Type.String(),
+  role: Type.Union([Type.Literal('admin'), Type.Literal('viewer')], {
+    description: 'admin: every change; viewer: reads only.',
+  }),
   csrf_token: Type.String({ description: 'Send it as X-CSRF-Token with every call that uses the cookie.' }),
   expires_at: Type.String({ format: 'date-time' }),
 });
 
-const view = (s: { username: string; csrfToken: string; expiresAt: Date }) => ({
+const view = (s: { username: string; role: string; csrfToken: string; expiresAt: Date }) => ({
   username: s.username,
+  role: s.role,
   csrf_token: s.csrfToken,
   expires_at: s.expiresAt.toISOString(),
 });
@@ -33,9 +39,28 @@ const noSession = () =>
  */
 export async function adminSessionRoutes(
   app: FastifyInstance,
-  opts: { admins: AdminService; secureCookies: boolean },
+  opts: { admins: AdminService; secureCookies: boolean; audit: AuditService },
 ): Promise<void> {
-  const { admins } = opts;
+  const { admins, audit } = opts;
+  /** Sign-ins, failed ones (the username tried, never the password) and sign-outs. */
+  const record = (
+    req: FastifyRequest,
+    action: string,
+    username: string,
+    environmentId: string | undefined,
+    statusCode: number,
+  ) =>
+    audit.record({
+      ...(environmentId ? { environmentId } : {}),
+      actorType: 'admin',
+      actorId: username.slice(0, 64),
+      credential: action === 'admin.signed_out' ? 'session' : 'password',
+      action,
+      resourceType: 'admin',
+      resourceId: username.slice(0, 64),
+      statusCode,
+      ...originOf(req),
+    });
   const tags = ['dashboard'];
   const clearCookie = (reply: FastifyReply) =>
     reply.header('set-cookie', sessionCookieHeader('', 0, opts.secureCookies));
@@ -57,7 +82,16 @@ export async function adminSessionRoutes(
         throw new Problem('unsupported_media_type', 'Send the sign-in as application/json.');
       }
       const { username, password } = req.body as { username: string; password: string };
-      const signedIn = await admins.signIn(username, password, req.ip);
+      let signedIn: Awaited<ReturnType<AdminService['signIn']>>;
+      try {
+        signedIn = await admins.signIn(username, password, req.ip);
+      } catch (error) {
+        if (error instanceof Problem) {
+          record(req, 'admin.sign_in_failed', username, undefined, error.status);
+        }
+        throw error;
+      }
+      record(req, 'admin.signed_in', signedIn.username, signedIn.environmentId, 201);
       return reply
         .code(201)
         .header(
@@ -97,8 +131,9 @@ export async function adminSessionRoutes(
       const token = sessionCookie(req.headers.cookie);
       if (!token) throw noSession();
       const header = req.headers[CSRF_HEADER];
-      await admins.authenticate(token, typeof header === 'string' ? header : undefined);
+      const session = await admins.authenticate(token, typeof header === 'string' ? header : undefined);
       await admins.signOut(token);
+      record(req, 'admin.signed_out', session.username, session.environmentId, 204);
       clearCookie(reply);
       return reply.code(204).send();
     },

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AuditService } from '../../audit/service.js';
 import { escapeHtml, renderHtmlPage } from '../../authorization/pages.js';
 import { Problem } from '../../errors/problem.js';
 import { APPROVAL_LINK_PREFIX } from '../../guardrails/approval-links.js';
 import type { ApprovalView, GuardrailService } from '../../guardrails/service.js';
+import { originOf } from '../audit.js';
 import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
 /** The decision form posts to the link itself and nowhere else. */
@@ -21,9 +23,9 @@ const MAX_REASON = 500;
  */
 export async function approvalLinkRoutes(
   app: FastifyInstance,
-  opts: { guardrails: GuardrailService },
+  opts: { guardrails: GuardrailService; audit: AuditService },
 ): Promise<void> {
-  const { guardrails } = opts;
+  const { guardrails, audit } = opts;
   const send = (reply: FastifyReply, status: number, html: string) =>
     reply
       .code(status)
@@ -65,7 +67,28 @@ export async function approvalLinkRoutes(
           });
         }
         const reason = typeof body.reason === 'string' ? body.reason.trim().slice(0, MAX_REASON) : '';
-        const decided = await guardrails.decideByLink(req.params.token, decision, reason || undefined);
+        const { approval: decided, environmentId } = await guardrails.decideByLink(
+          req.params.token,
+          decision,
+          reason || undefined,
+        );
+        // The link is the approver's credential: recorded by the approval it names, never the token.
+        audit.record({
+          environmentId,
+          actorType: 'link',
+          actorId: decided.id,
+          credential: 'approval link',
+          action: decided.status === 'approved' ? 'approval.approved' : 'approval.denied',
+          resourceType: 'approval',
+          resourceId: decided.id,
+          statusCode: 200,
+          details: {
+            tool_name: decided.tool_name,
+            identifier: decided.identifier,
+            ...(reason ? { reason } : {}),
+          },
+          ...originOf(req),
+        });
         const verb = decided.status === 'approved' ? 'approved' : 'denied';
         return send(
           reply,

@@ -1,0 +1,168 @@
+/**
+ * What an execution record keeps of a call's input and output: enough to debug it, never a secret
+ * nor the data a provider returned.
+ */
+
+/** The input is kept up to about this many bytes of JSON; beyond, the rest is cut with a marker. */
+export const INPUT_CAP_BYTES = 8 * 1024;
+export const TRUNCATED = '…truncated';
+export const MASKED = '[masked]';
+
+/**
+ * Key names that hold secrets, compared with separators and case removed ("API-Key", "api_key",
+ * "apiKey" are one name). Prefix matches catch client_secret_value, access_token_v2 and the like.
+ */
+const SECRET_KEYS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'secret',
+  'token',
+  'apikey',
+  'authorization',
+  'auth',
+  'credential',
+  'credentials',
+  'privatekey',
+  'cookie',
+  'sessionid',
+  'signature',
+];
+const SECRET_PARTS = ['password', 'secret', 'token', 'apikey', 'credential', 'privatekey'];
+
+export function isSecretKey(key: string): boolean {
+  const name = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (SECRET_KEYS.includes(name)) return true;
+  // page_token / cursor-like keys are not secrets: a pagination token is the caller's own handle.
+  if (name.endsWith('pagetoken') || name === 'nexttoken' || name === 'continuationtoken') return false;
+  return SECRET_PARTS.some((part) => name.includes(part));
+}
+
+/** Values that are secrets whatever their key: bearer/basic credentials, JWTs, well-known key shapes. */
+const SECRET_VALUE = [
+  /^\s*(bearer|basic|token)\s+\S{6,}/i,
+  /^eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*$/,
+  /^(sk|pk|rk)_(live|test)_[A-Za-z0-9]{8,}/,
+  /^(ghp|gho|ghu|ghs|ghr|github_pat|xox[abpors])[-_][A-Za-z0-9_-]{8,}/,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+];
+
+export function isSecretValue(value: string): boolean {
+  return SECRET_VALUE.some((pattern) => pattern.test(value));
+}
+
+/**
+ * The input as a record keeps it: secrets masked (by key name or by the look of the value), NUL
+ * characters dropped (jsonb refuses them), and cut near INPUT_CAP_BYTES: strings longer than the
+ * remaining room are shortened and, once the room is spent, further members and items are replaced
+ * by one TRUNCATED marker. Walks the input once; never throws on odd values.
+ */
+export function recordedInput(input: unknown): unknown {
+  const budget = { left: INPUT_CAP_BYTES };
+  return copy(input, budget, 0);
+}
+
+function copy(value: unknown, budget: { left: number }, depth: number): unknown {
+  if (value === null || typeof value === 'boolean') {
+    budget.left -= 5;
+    return value;
+  }
+  if (typeof value === 'number') {
+    budget.left -= 8;
+    return Number.isFinite(value) ? value : null;
+  }
+  if (typeof value === 'string') {
+    if (isSecretValue(value)) {
+      budget.left -= MASKED.length + 2;
+      return MASKED;
+    }
+    const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+    const room = Math.max(0, budget.left - 2);
+    if (clean.length > room) {
+      budget.left = 0;
+      return `${clean.slice(0, room)}${TRUNCATED}`;
+    }
+    budget.left -= clean.length + 2;
+    return clean;
+  }
+  if (depth > 32) return TRUNCATED;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    budget.left -= 2;
+    for (const item of value) {
+      if (budget.left <= 0) {
+        out.push(TRUNCATED);
+        break;
+      }
+      out.push(copy(item, budget, depth + 1));
+      budget.left -= 1;
+    }
+    return out;
+  }
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    budget.left -= 2;
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const name = key.replaceAll('\u0000', '');
+      if (budget.left <= 0) {
+        out[TRUNCATED] = true;
+        break;
+      }
+      budget.left -= name.length + 4;
+      if (isSecretKey(name) && item !== null && item !== undefined && item !== '') {
+        budget.left -= MASKED.length + 2;
+        out[name] = MASKED;
+      } else {
+        out[name] = copy(item, budget, depth + 1);
+      }
+    }
+    return out;
+  }
+  // undefined, functions, bigints: nothing JSON would keep.
+  return null;
+}
+
+/** Keys that name the next page in the answers our tools return. */
+const CURSOR_KEYS = ['next_cursor', 'next_page_token', 'nextPageToken', 'next_page', 'cursor', 'after'];
+
+export interface OutputSummary {
+  type: string;
+  bytes: number;
+  keys?: string[];
+  /** The number of items of each top-level array ("" for an answer that is an array). */
+  item_counts?: Record<string, number>;
+  /** Whether the answer names a next page (a cursor, or has_more). */
+  has_next_page?: boolean;
+}
+
+/**
+ * What a record keeps of the tool's answer: its shape, never its content (a provider's data is the
+ * end user's, and may be large). The byte size is that of its JSON, computed once here: the answer
+ * is serialized again to go out, which costs the same, and only successful calls pay it.
+ */
+export function summarizeOutput(data: unknown): OutputSummary {
+  let bytes = 0;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(data) ?? '');
+  } catch {
+    // A cycle or a BigInt: the reply would fail too, and say so.
+  }
+  if (data === null || typeof data !== 'object') return { type: data === null ? 'null' : typeof data, bytes };
+  if (Array.isArray(data)) return { type: 'array', bytes, item_counts: { '': data.length } };
+  const record = data as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const counts: Record<string, number> = {};
+  for (const key of keys) {
+    const value = record[key];
+    if (Array.isArray(value)) counts[key] = value.length;
+  }
+  const summary: OutputSummary = { type: 'object', bytes, keys: keys.slice(0, 50) };
+  if (Object.keys(counts).length) summary.item_counts = counts;
+  const cursor = CURSOR_KEYS.find((key) => key in record);
+  const more = record.has_more;
+  summary.has_next_page =
+    typeof more === 'boolean'
+      ? more
+      : cursor !== undefined && record[cursor] !== null && record[cursor] !== '';
+  return summary;
+}
