@@ -290,6 +290,10 @@ export class UpstreamHttp {
     // the upload; an upload that ends early leaves the source to its owner, which still answers
     // the caller on that connection (a 504, say) before closing it.
     body.pipe(stream);
+    // Its failure reaches the caller through the request undici sends from it, or through the
+    // source's owner; when undici is not reading it (not yet, or no longer), nothing else listens,
+    // and an 'error' without a listener would end the process.
+    stream.on('error', () => {});
     body.once('error', (error) => stream.destroy(error));
     body.once('close', () => {
       if (!body.readableEnded) stream.destroy(new Error('the request body ended early'));
