@@ -125,6 +125,37 @@ describe.each(BACKENDS)('execution retention and rollup on $name', (backend) => 
     }
   });
 
+  it('reads the hours that have ended once, and the hour under way on every request', async () => {
+    const env = (await createEnvironment(db, 'stats-ended-hours')).id;
+    const now = Date.now();
+    await insertExecutions(db, [
+      execution(env, new Date(now - 2 * 3_600_000), { duration_ms: 900 }),
+      execution(env, new Date(now - 30 * 3_600_000), { status: 'error', error_code: 'upstream_timeout' }),
+    ]);
+    const service = new ExecutionService(db, logger, { notes_user_list: 'notion' }, 30);
+    try {
+      const first = await service.stats(env, '7d');
+      expect(first.hours.reduce((sum, h) => sum + h.success + h.error, 0)).toBe(2);
+      expect(first.error_codes).toEqual([{ error_code: 'upstream_timeout', count: 1 }]);
+      // The ended hours now come from memory: their rollup rows are no longer read...
+      await db.query('DELETE FROM execution_rollups WHERE environment_id = $1', [env]);
+      // ...while a call of the hour under way counts at once, and its figures add to the kept ones.
+      service.record(execution(env, new Date(), { duration_ms: 900 }));
+      const second = await service.stats(env, '7d');
+      expect(second.hours.reduce((sum, h) => sum + h.success + h.error, 0)).toBe(3);
+      expect(second.hours.at(-1)!.success).toBe(1);
+      expect(second.error_codes).toEqual([{ error_code: 'upstream_timeout', count: 1 }]);
+      expect(second.providers).toEqual([
+        expect.objectContaining({ provider: 'notion', count: 3, p95_ms: first.providers[0]!.p95_ms }),
+      ]);
+      // The 24-hour window is its own entry, read from the database.
+      const day = await service.stats(env, '24h');
+      expect(day.hours.reduce((sum, h) => sum + h.success + h.error, 0)).toBe(1);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('drops rollup hours past the retention period but keeps the 7 days the dashboard shows', async () => {
     const env = (await createEnvironment(db, 'rollup-retention')).id;
     const now = Date.now();

@@ -13,7 +13,7 @@ import {
 import type { Database, Queryable } from '../src/store/db.js';
 import { findEvent, listEvents, pruneEvents } from '../src/store/events.js';
 import {
-  executionStats,
+  executionStatsRows,
   findExecution,
   listExecutions,
   pruneExecutionRollups,
@@ -182,10 +182,16 @@ describe.skipIf(!postgres)('query plans at scale on PostgreSQL', () => {
     await findExecution(q('executions: by id'), 'exec_000004242');
     await pruneExecutions(q('job: execution retention'), new Date(Date.now() - 45 * day), 2000);
     await pruneExecutionRollups(q('job: rollup retention'), new Date(Date.now() - 45 * day), 2000);
-    await executionStats(q('dashboard: statistics'), env, new Date(Date.now() - 7 * day), {
-      names: ['notes_user_list'],
-      providers: ['notion'],
-    });
+    const tools = { names: ['notes_user_list'], providers: ['notion'] };
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await executionStatsRows(
+      q('dashboard: statistics, ended hours'),
+      env,
+      new Date(Date.now() - 7 * day),
+      hourAgo,
+      tools,
+    );
+    await executionStatsRows(q('dashboard: statistics, this hour'), env, hourAgo, null, tools);
     await listEvents(q('events: oldest first'), env, { limit: 51 });
     await listEvents(q('events: newest first'), env, { newestFirst: true, limit: 51 });
     await listEvents(q('events: after'), env, { afterSeq: '100000', limit: 51 });

@@ -5,12 +5,14 @@ import type { Database } from '../store/db.js';
 import {
   type ExecutionFilter,
   type ExecutionRow,
-  executionStats,
+  type ExecutionStatsRow,
+  executionStatsRows,
   findExecution,
   insertExecutions,
   listExecutions,
   pruneExecutionRollups,
   pruneExecutions,
+  summarizeExecutionStats,
 } from '../store/executions.js';
 import { WriteBehind } from '../store/write-behind.js';
 import { recordedInput, summarizeOutput } from './detail.js';
@@ -27,6 +29,14 @@ const PRUNE_PAUSE_MS = 50;
 const PRUNE_MAX_BATCHES = 500;
 /** The dashboard's statistics look back 7 days: their rollup is kept at least that long. */
 const ROLLUP_MIN_DAYS = 8;
+/**
+ * Records reach the rollup a flush after their call (200 ms; longer when a flush is retried): an
+ * hour's figures are taken as final a minute after it ends, and re-read at most every 5 minutes
+ * in case a late record reached them anyway.
+ */
+const HOUR_SETTLES_MS = 60_000;
+const ENDED_HOURS_TTL_MS = 5 * 60_000;
+const ENDED_HOURS_ENTRIES = 256;
 
 export interface ExecutionQuery {
   tool_name?: string;
@@ -55,6 +65,7 @@ export class ExecutionService {
     /** PORTICO_EXECUTION_RETENTION_DAYS; 0 keeps records forever. */
     private readonly retentionDays = 30,
   ) {
+    this.statsTools = { names: Object.keys(toolProviders), providers: Object.values(toolProviders) };
     this.records = new WriteBehind({
       logger,
       what: 'execution records',
@@ -105,6 +116,11 @@ export class ExecutionService {
   }
 
   private closed = false;
+  private readonly endedHours = new Map<
+    string,
+    { from: number; until: number; at: number; rows: ExecutionStatsRow[] }
+  >();
+  private readonly statsTools: { names: string[]; providers: string[] };
   private pruning: Promise<number> | undefined;
 
   /**
@@ -191,13 +207,41 @@ export class ExecutionService {
   async stats(environmentId: string, window: StatsWindow): Promise<ExecutionStatsView> {
     await this.flush();
     const hourMs = 3_600_000;
-    const firstHour = Math.floor(Date.now() / hourMs) * hourMs - (STATS_WINDOWS[window] - 1) * hourMs;
+    const now = Date.now();
+    const thisHour = Math.floor(now / hourMs) * hourMs;
+    const firstHour = thisHour - (STATS_WINDOWS[window] - 1) * hourMs;
     const since = new Date(firstHour);
-    const names = Object.keys(this.toolProviders);
-    const stats = await executionStats(this.db, environmentId, since, {
-      names,
-      providers: names.map((n) => this.toolProviders[n]!),
-    });
+    // Hours that have ended are read once (and kept): a request reads only the hour under way, a
+    // few rows, so the 7-day chart costs the same at 10^8 executions as on an empty database.
+    const settled = now - thisHour < HOUR_SETTLES_MS ? thisHour - hourMs : thisHour;
+    const key = `${environmentId} ${window}`;
+    let ended = this.endedHours.get(key);
+    if (
+      !ended ||
+      ended.from !== firstHour ||
+      ended.until !== settled ||
+      now - ended.at > ENDED_HOURS_TTL_MS
+    ) {
+      const rows = await executionStatsRows(
+        this.db,
+        environmentId,
+        since,
+        new Date(settled),
+        this.statsTools,
+      );
+      ended = { from: firstHour, until: settled, at: now, rows };
+      this.endedHours.delete(key);
+      if (this.endedHours.size >= ENDED_HOURS_ENTRIES) this.endedHours.clear();
+      this.endedHours.set(key, ended);
+    }
+    const current = await executionStatsRows(
+      this.db,
+      environmentId,
+      new Date(settled),
+      null,
+      this.statsTools,
+    );
+    const stats = summarizeExecutionStats([...ended.rows, ...current]);
     const hours = Array.from({ length: STATS_WINDOWS[window] }, (_, i) => ({
       hour: new Date(firstHour + i * hourMs).toISOString(),
       success: 0,

@@ -190,61 +190,82 @@ export interface ExecutionStats {
   providers: Array<{ provider: string; count: number; p50_ms: number; p95_ms: number }>;
 }
 
+/** One grouped rollup row: one of the three views of executionStatsRows(). */
+export interface ExecutionStatsRow {
+  set: number;
+  hour: Date | null;
+  status: 'success' | 'error' | null;
+  error_code: string | null;
+  provider: string | null;
+  duration_bucket: number | null;
+  count: number;
+}
+
 /**
- * Aggregates of the executions since `since`, read from the hourly rollup (a few rows per hour and
- * tool, whatever the number of executions): per hour and outcome, per error code, and duration
- * percentiles per provider from the duration buckets (`tools` maps tool names to providers, so
- * records keep their provider after their connection is gone).
+ * Aggregates of the executions in [from, until) (until null: up to now), read from the hourly
+ * rollup (a few rows per hour and tool, whatever the number of executions) in one pass for the
+ * three views (grouping sets): per hour and outcome, per outcome and error code, and per provider
+ * and duration bucket (`tools` maps tool names to providers, so records keep their provider after
+ * their connection is gone). Rows of several ranges add up: see summarizeExecutionStats().
  */
-export async function executionStats(
+export async function executionStatsRows(
   db: Queryable,
   environmentId: string,
-  since: Date,
+  from: Date,
+  until: Date | null,
   tools: { names: string[]; providers: string[] },
-): Promise<ExecutionStats> {
-  // One pass over the window's rollup rows for the three views (grouping sets), not three scans.
-  const rows = await db.query<{
-    set: number;
-    hour: Date | null;
-    status: 'success' | 'error' | null;
-    error_code: string | null;
-    provider: string | null;
-    duration_bucket: number | null;
-    count: number;
-  }>(
+): Promise<ExecutionStatsRow[]> {
+  return db.query<ExecutionStatsRow>(
     `SELECT GROUPING(r.hour, r.status, r.error_code, t.provider, r.duration_bucket) AS set,
        r.hour, r.status, r.error_code, coalesce(t.provider, 'unknown') AS provider, r.duration_bucket,
        sum(r.count)::int AS count
-     FROM execution_rollups r LEFT JOIN unnest($3::text[], $4::text[]) AS t(tool_name, provider)
+     FROM execution_rollups r LEFT JOIN unnest($4::text[], $5::text[]) AS t(tool_name, provider)
        ON t.tool_name = r.tool_name
-     WHERE r.environment_id = $1 AND r.hour >= $2
+     WHERE r.environment_id = $1 AND r.hour >= $2 AND ($3::timestamptz IS NULL OR r.hour < $3)
      GROUP BY GROUPING SETS ((r.hour, r.status), (r.status, r.error_code), (t.provider, r.duration_bucket))`,
-    [environmentId, since, tools.names, tools.providers],
+    [environmentId, from, until, tools.names, tools.providers],
   );
-  // GROUPING() sets a bit per column left out of the set: hour+status leave out the last three.
-  const hours = rows
-    .filter((r) => Number(r.set) === 0b00111)
-    .map((r) => ({ hour: new Date(r.hour!), status: r.status!, count: Number(r.count) }))
-    .sort((a, b) => a.hour.getTime() - b.hour.getTime() || a.status.localeCompare(b.status));
-  const errorCodes = rows
-    .filter((r) => Number(r.set) === 0b10011 && r.status === 'error')
-    .map((r) => ({ error_code: r.error_code || 'unknown', count: Number(r.count) }))
-    .sort((a, b) => b.count - a.count || a.error_code.localeCompare(b.error_code))
-    .slice(0, 20);
-  const buckets = rows
-    .filter((r) => Number(r.set) === 0b11100)
-    .map((r) => ({
-      provider: r.provider!,
-      duration_bucket: Number(r.duration_bucket),
-      count: Number(r.count),
-    }))
-    .sort((a, b) => a.provider.localeCompare(b.provider) || a.duration_bucket - b.duration_bucket);
-  const byProvider = new Map<string, Array<{ bucket: number; count: number }>>();
-  for (const row of buckets) {
-    const list = byProvider.get(row.provider) ?? [];
-    list.push({ bucket: Number(row.duration_bucket), count: Number(row.count) });
-    byProvider.set(row.provider, list);
+}
+
+// GROUPING() sets a bit per column left out of the set: hour+status leave out the last three.
+const HOUR_STATUS = 0b00111;
+const STATUS_ERROR = 0b10011;
+const PROVIDER_BUCKET = 0b11100;
+
+/** The figures of one or more ranges' rows (a key seen in several ranges adds up). */
+export function summarizeExecutionStats(rows: ExecutionStatsRow[]): ExecutionStats {
+  const hourSums = new Map<string, { hour: Date; status: 'success' | 'error'; count: number }>();
+  const errorSums = new Map<string, number>();
+  const bucketSums = new Map<string, Map<number, number>>();
+  for (const r of rows) {
+    const set = Number(r.set);
+    const count = Number(r.count);
+    if (set === HOUR_STATUS) {
+      const hour = new Date(r.hour!);
+      const key = `${hour.getTime()} ${r.status}`;
+      const seen = hourSums.get(key);
+      if (seen) seen.count += count;
+      else hourSums.set(key, { hour, status: r.status!, count });
+    } else if (set === STATUS_ERROR && r.status === 'error') {
+      const code = r.error_code || 'unknown';
+      errorSums.set(code, (errorSums.get(code) ?? 0) + count);
+    } else if (set === PROVIDER_BUCKET) {
+      const buckets = bucketSums.get(r.provider!) ?? new Map<number, number>();
+      const bucket = Number(r.duration_bucket);
+      buckets.set(bucket, (buckets.get(bucket) ?? 0) + count);
+      bucketSums.set(r.provider!, buckets);
+    }
   }
+  const hours = [...hourSums.values()];
+  const errorCodes = [...errorSums].map(([error_code, count]) => ({ error_code, count }));
+  const byProvider = new Map(
+    [...bucketSums].map(([provider, buckets]) => [
+      provider,
+      [...buckets].map(([bucket, count]) => ({ bucket, count })),
+    ]),
+  );
+  hours.sort((x, y) => x.hour.getTime() - y.hour.getTime() || x.status.localeCompare(y.status));
+  errorCodes.sort((x, y) => y.count - x.count || x.error_code.localeCompare(y.error_code));
   const percentile = (list: Array<{ bucket: number; count: number }>, total: number, p: number) => {
     const rank = Math.max(1, Math.ceil(p * total));
     let seen = 0;
@@ -256,15 +277,18 @@ export async function executionStats(
   };
   return {
     hours,
-    errorCodes,
-    providers: [...byProvider].map(([provider, list]) => {
-      const count = list.reduce((sum, b) => sum + b.count, 0);
-      return {
-        provider,
-        count,
-        p50_ms: percentile(list, count, 0.5),
-        p95_ms: percentile(list, count, 0.95),
-      };
-    }),
+    errorCodes: errorCodes.slice(0, 20),
+    providers: [...byProvider]
+      .sort(([x], [y]) => x.localeCompare(y))
+      .map(([provider, list]) => {
+        list.sort((x, y) => x.bucket - y.bucket);
+        const count = list.reduce((sum, b) => sum + b.count, 0);
+        return {
+          provider,
+          count,
+          p50_ms: percentile(list, count, 0.5),
+          p95_ms: percentile(list, count, 0.95),
+        };
+      }),
   };
 }
