@@ -2,13 +2,17 @@
 // lookup latency (p50/p99) on an empty PostgreSQL schema, seeds connected accounts, executions and
 // events into it, and measures again; prints the ratios, the resident memory of the gateway, the
 // database reads of warm tool and proxy calls, and table and index sizes.
-// Usage: npm run bench:scale [-- --accounts 100000 --executions 1000000 --events 200000 --requests 200]
-// A million accounts and 10^8 executions: --accounts 1000000 --executions 100000000 (about 40 GB
-// of disk and an hour or more of seeding; the output says what was seeded).
+// Then runs bench:replicas' mixed load on the seeded schema (--replicas 0 skips it).
+// Usage: npm run bench:scale [-- --accounts 100000 --executions 1000000 --events 200000 --requests 200
+//   --replicas 3 --seconds 15]
+// A million accounts and 10^8 executions: --accounts 1000000 --executions 100000000 (about 45 GB
+// of disk and 30 minutes of seeding on 2 cores; the output says what was seeded).
 // Needs PostgreSQL at BENCH_DATABASE_URL (default: the local test database).
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { authorizeSandbox, gatewayToken, postgresSchema, rssOf, startGateway, stop } from './lib.js';
+import { replicaBench } from './replicas.js';
+import { seed } from './seed.js';
 
 const { values } = parseArgs({
   options: {
@@ -16,14 +20,15 @@ const { values } = parseArgs({
     executions: { type: 'string', default: '1000000' },
     events: { type: 'string', default: '200000' },
     requests: { type: 'string', default: '200' },
+    replicas: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '15' },
   },
 });
 const ACCOUNTS = Number(values.accounts);
 const EXECUTIONS = Number(values.executions);
 const EVENTS = Number(values.events);
 const REQUESTS = Number(values.requests);
-/** Rows per seeding statement: each is its own transaction, so none holds the tables for long. */
-const CHUNK = 200_000;
+const REPLICAS = Number(values.replicas);
 const USERS = 50;
 
 const store = await postgresSchema();
@@ -88,7 +93,8 @@ try {
     const out = {};
     for (const [name, run] of Object.entries(ROUTES)) {
       process.stdout.write(`  ${name} …\r`);
-      for (let i = 0; i < 10; i++) await run();
+      // Warmed alike before both measurements: a cold process would make the empty figures look slow.
+      for (let i = 0; i < 50; i++) await run();
       const ms = [];
       for (let i = 0; i < REQUESTS; i++) {
         const t0 = performance.now();
@@ -117,7 +123,10 @@ try {
     return Number(rows[0].n);
   }
   async function warmReads() {
-    // Cached credentials are re-read after 60 s at most: every user is warmed first.
+    // A cached credential is re-read 60 s after it was read (another replica may have refreshed
+    // it): past that age every entry of the measurements above, then every user warmed afresh, so
+    // the sample below sees only warm calls.
+    await new Promise((r) => setTimeout(r, 61_000));
     for (let i = 0; i < USERS; i++) {
       await tool();
       await proxy();
@@ -134,55 +143,26 @@ try {
   const empty = await measure();
   const emptyRss = await rssOf(gw.child.pid);
   const emptyReads = await warmReads();
+  const rowBytes = async (sample) =>
+    Number(
+      (await db.query(`SELECT avg(pg_column_size(e.*))::int AS n FROM executions e ${sample}`)).rows[0].n,
+    );
+  const recordedRow = await rowBytes('');
 
   console.log(`seeding ${ACCOUNTS} accounts, ${EXECUTIONS} executions, ${EVENTS} events …`);
   const began = Date.now();
   const env = (await db.query('SELECT id FROM environments LIMIT 1')).rows[0].id;
   const conn = (await db.query("SELECT id FROM connections WHERE name = 'bench-notion'")).rows[0].id;
-  const chunks = async (total, sql) => {
-    for (let from = 1; from <= total; from += CHUNK) {
-      await db.query(sql, [from, Math.min(total, from + CHUNK - 1), total]);
-    }
-  };
-  await chunks(
-    ACCOUNTS,
-    `INSERT INTO connected_accounts (id, environment_id, connection_id, identifier, status, access_token,
-       refresh_token, last_refreshed_at, updated_at)
-     SELECT 'acct_seed' || lpad(i::text, 10, '0'), '${env}', '${conn}', 'seed-user-' || i,
-       CASE WHEN i % 20 = 0 THEN 'PENDING_AUTH' WHEN i % 33 = 0 THEN 'EXPIRED' ELSE 'ACTIVE' END,
-       'sealed', 'sealed', now() - (i % 90) * interval '1 day', now() - (i % 90) * interval '1 day'
-     FROM generate_series($1::int, $2::int) AS i WHERE $3::int > 0`,
-  );
-  // Executions over the last 29 days (inside the default retention), counted into the rollup too.
-  await chunks(
-    EXECUTIONS,
-    `WITH ins AS (
-       INSERT INTO executions (id, environment_id, tool_name, identifier, status, error_code, duration_ms,
-         started_at, finished_at)
-       SELECT 'exec_seed' || lpad(i::text, 12, '0'), '${env}',
-         CASE WHEN i % 3 = 0 THEN 'notes_page_get' ELSE 'notes_user_list' END, 'seed-user-' || (i % 100000),
-         CASE WHEN i % 10 = 0 THEN 'error' ELSE 'success' END, CASE WHEN i % 10 = 0 THEN 'upstream_timeout' END,
-         i % 700, now() - interval '1 hour' - (i * interval '29 days' / $3::int),
-         now() - interval '1 hour' - (i * interval '29 days' / $3::int)
-       FROM generate_series($1::int, $2::int) AS i
-       RETURNING environment_id, started_at, tool_name, status, error_code, duration_ms)
-     INSERT INTO execution_rollups AS r
-     SELECT environment_id, date_trunc('hour', started_at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', tool_name, status,
-       coalesce(error_code, ''), floor(ln(greatest(duration_ms, 0) + 1) / ln(2) * 4)::integer, count(*)
-     FROM ins GROUP BY 1, 2, 3, 4, 5, 6
-     ON CONFLICT (environment_id, hour, tool_name, status, error_code, duration_bucket)
-       DO UPDATE SET count = r.count + excluded.count`,
-  );
-  await chunks(
-    EVENTS,
-    `INSERT INTO events (id, environment_id, type, subject, data, created_at)
-     SELECT 'evt_seed' || lpad(i::text, 12, '0'), '${env}', 'tool.execution.failed', 'acct_seed' || i, '{}',
-       now() - interval '1 hour' - (i * interval '29 days' / $3::int)
-     FROM generate_series($1::int, $2::int) AS i`,
-  );
-  await db.query('ANALYZE');
+  await seed(db, {
+    environmentId: env,
+    connectionId: conn,
+    accounts: ACCOUNTS,
+    executions: EXECUTIONS,
+    events: EVENTS,
+  });
   console.log(`seeded in ${((Date.now() - began) / 1000).toFixed(0)} s`);
 
+  const seededRow = await rowBytes('TABLESAMPLE SYSTEM (0.1)');
   const seeded = await measure();
   const seededRss = await rssOf(gw.child.pid);
   const seededReads = await warmReads();
@@ -203,6 +183,9 @@ try {
   console.log(
     `warm path: reads of connections and gateway clients during 200 tool calls + 200 proxied requests: empty ${emptyReads}, seeded ${seededReads}`,
   );
+  console.log(
+    `execution rows: ${recordedRow} bytes each as the gateway records them (input, output summary, timings), ${seededRow} as seeded`,
+  );
   const { rows: sizes } = await db.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_relation_size(c.oid) AS heap,
        pg_indexes_size(c.oid) AS indexes
@@ -216,6 +199,20 @@ try {
     console.log(
       `${r.table.padEnd(22)} ${String(r.rows).padStart(12)} ${mb(Number(r.heap)).padStart(11)} ${mb(Number(r.indexes)).padStart(11)}`,
     );
+  }
+  if (REPLICAS > 0) {
+    // The mixed load of bench:replicas on this seeded schema: several replicas behind nginx, one
+    // killed under load, then one replica alone.
+    await stop(gw.child);
+    console.log(`\n${REPLICAS} replicas behind nginx on the seeded schema:`);
+    await replicaBench({
+      store,
+      creds: gw.creds,
+      replicas: REPLICAS,
+      seconds: Number(values.seconds),
+      concurrency: 48,
+      users: 20,
+    });
   }
 } finally {
   await stop(gw.child);
