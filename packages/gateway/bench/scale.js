@@ -10,6 +10,7 @@
 // Needs PostgreSQL at BENCH_DATABASE_URL (default: the local test database).
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import pino from 'pino';
 import { authorizeSandbox, gatewayToken, postgresSchema, rssOf, startGateway, stop } from './lib.js';
 import { replicaBench } from './replicas.js';
 import { seed } from './seed.js';
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     events: { type: 'string', default: '200000' },
     requests: { type: 'string', default: '200' },
     replicas: { type: 'string', default: '3' },
+    'retention-days': { type: 'string', default: '0' },
     seconds: { type: 'string', default: '15' },
   },
 });
@@ -29,6 +31,7 @@ const EXECUTIONS = Number(values.executions);
 const EVENTS = Number(values.events);
 const REQUESTS = Number(values.requests);
 const REPLICAS = Number(values.replicas);
+const RETENTION_DAYS = Number(values['retention-days']);
 const USERS = 50;
 
 const store = await postgresSchema();
@@ -140,6 +143,55 @@ try {
     return (await reads()) - before;
   }
 
+  /**
+   * One retention run of the gateway's own ExecutionService on the seeded table, as a replica
+   * starts it every 10 minutes, with the executions list requested meanwhile.
+   */
+  async function retentionRun() {
+    const { openDatabase } = await import('../dist/store/db.js');
+    const { ExecutionService } = await import('../dist/executions/service.js');
+    const database = await openDatabase({ url: store.env.DATABASE_URL });
+    const service = new ExecutionService(database, pino({ level: 'silent' }), {}, RETENTION_DAYS);
+    const past = async () =>
+      Number(
+        (
+          await db.query(
+            "SELECT count(*) AS n FROM executions WHERE started_at < now() - $1::int * interval '1 day'",
+            [RETENTION_DAYS],
+          )
+        ).rows[0].n,
+      );
+    try {
+      const due = await past();
+      const began = Date.now();
+      let running = true;
+      const run = service.prune().finally(() => {
+        running = false;
+      });
+      const ms = [];
+      while (running) {
+        const t0 = performance.now();
+        await call('/api/v1/executions?page_size=50');
+        ms.push(performance.now() - t0);
+      }
+      const removed = await run;
+      const seconds = (Date.now() - began) / 1000;
+      ms.sort((a, b) => a - b);
+      return {
+        due,
+        removed,
+        seconds,
+        left: await past(),
+        requests: ms.length,
+        p50: percentile(ms, 0.5),
+        p99: percentile(ms, 0.99),
+      };
+    } finally {
+      await service.close();
+      await database.close();
+    }
+  }
+
   const empty = await measure();
   const emptyRss = await rssOf(gw.child.pid);
   const emptyReads = await warmReads();
@@ -167,6 +219,8 @@ try {
   const seededRss = await rssOf(gw.child.pid);
   const seededReads = await warmReads();
 
+  const retention = RETENTION_DAYS > 0 ? await retentionRun() : undefined;
+
   const fmt = (n) => n.toFixed(1).padStart(7);
   console.log('\nroute                          empty p50/p99 ms   seeded p50/p99 ms   ratio p50/p99');
   for (const name of Object.keys(ROUTES)) {
@@ -186,6 +240,14 @@ try {
   console.log(
     `execution rows: ${recordedRow} bytes each as the gateway records them (input, output summary, timings), ${seededRow} as seeded`,
   );
+  if (retention) {
+    const r = retention;
+    console.log(
+      `retention at ${RETENTION_DAYS} days: ${r.due} executions past it; one run (as each replica starts every 10 minutes) ` +
+        `removed ${r.removed} in ${r.seconds.toFixed(0)} s (${(r.removed / r.seconds).toFixed(0)}/s), ${r.left} left for the next runs; ` +
+        `executions' first page meanwhile p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${r.requests} requests)`,
+    );
+  }
   const { rows: sizes } = await db.query(
     `SELECT c.relname AS table, c.reltuples::bigint AS rows, pg_relation_size(c.oid) AS heap,
        pg_indexes_size(c.oid) AS indexes
