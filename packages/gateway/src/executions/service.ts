@@ -61,7 +61,7 @@ export class ExecutionService {
     private readonly db: Database,
     private readonly logger: Logger,
     /** Which provider each tool calls, for the per-provider figures of stats(). */
-    private readonly toolProviders: Record<string, string> = {},
+    toolProviders: Record<string, string> = {},
     /** PORTICO_EXECUTION_RETENTION_DAYS; 0 keeps records forever. */
     private readonly retentionDays = 30,
   ) {
