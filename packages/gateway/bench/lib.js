@@ -138,7 +138,11 @@ export async function stop(child) {
   // A process killed by a signal has no exit code, only its signal.
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
+  // A gateway finishing a long statement (a background job on a big table) could hold the bench
+  // for as long: 30 s, as an orchestrator's grace period would allow, then SIGKILL.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   await new Promise((r) => child.on('exit', r));
+  clearTimeout(killer);
 }
 
 /**
