@@ -232,6 +232,40 @@ describe.skipIf(!postgres)('query plans at scale on PostgreSQL', () => {
     expect(offenders).toEqual([]);
   }, 120_000);
 
+  it('finds failed calls through their own index, however rare they are', async () => {
+    // One error in 2,000 calls in an environment of its own: along the all-executions index a page
+    // of 50 errors would read about 100,000 rows.
+    await db.query(
+      `INSERT INTO executions (id, environment_id, tool_name, identifier, status, error_code, duration_ms,
+         started_at, finished_at)
+       SELECT 'exec_rare' || lpad(i::text, 9, '0'), 'env_other', 'notes_user_list', 'user-' || (i % 500),
+         CASE WHEN i % 2000 = 0 THEN 'error' ELSE 'success' END, NULL, 10,
+         now() - (i * interval '30 days' / $1), now() - (i * interval '30 days' / $1)
+       FROM generate_series(1, $1) AS i`,
+      [ROWS],
+    );
+    await db.query('ANALYZE executions');
+    let plan = '';
+    await listExecutions(
+      {
+        async query<R>(sql: string, params?: unknown[]): Promise<R[]> {
+          const rows = await db.query<Record<string, unknown>>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+            params,
+          );
+          plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+          return [];
+        },
+      },
+      'env_other',
+      { status: 'error', limit: 51 },
+    );
+    expect(plan).toContain('executions_environment_errors');
+    // What the page cost: every row it read was an error (no filter discarded thousands).
+    const removed = [...plan.matchAll(/"Rows Removed by Filter":(\d+)/g)].map((m) => Number(m[1]));
+    expect(Math.max(0, ...removed)).toBeLessThan(100);
+  }, 120_000);
+
   it('keeps foreign-key cascades off sequential scans (an account or event deletion at scale)', async () => {
     // pg_stat counters show whether the cascade from one deleted account read whole tables.
     const scans = async () =>
