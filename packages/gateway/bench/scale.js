@@ -145,7 +145,7 @@ try {
     const calls = Date.now() - began;
     // The gateway writes last-use times and execution records in batches, off the request path.
     const warm = (await reads()) - before;
-    // Background jobs (account counts, cleanup) read connections too: the same time without calls.
+    // Reads the calls did not cause (background jobs) show in as long a time without calls.
     const idleBefore = await reads();
     await new Promise((r) => setTimeout(r, calls));
     return { warm, idle: (await reads()) - idleBefore };
