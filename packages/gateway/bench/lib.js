@@ -54,6 +54,14 @@ export async function startProcess(script, args, env, readyUrl, nodeArgs = []) {
   return { child, output: () => out, ms: Number(process.hrtime.bigint() - began) / 1e6 };
 }
 
+/** Starts the sandbox emulators in their own process on a free port; `url` is their origin. */
+export async function startEmulators() {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = await startProcess(EMULATORS_BIN, ['--port', String(port)], {}, `${url}/_emulator`);
+  return { ...started, url };
+}
+
 /**
  * Starts `portico start` on a free port, as the README runs it (young generation sized); resolves
  * once /readyz answers. BENCH_GATEWAY_NODE_ARGS replaces the node options (e.g. "--cpu-prof

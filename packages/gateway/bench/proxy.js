@@ -23,7 +23,6 @@ import { parseArgs } from 'node:util';
 import {
   authorizeSandbox,
   cpuSecondsOf,
-  EMULATORS_BIN,
   freePort,
   gatewayToken,
   LOAD_GENERATOR,
@@ -31,6 +30,7 @@ import {
   NODE_FLAGS,
   postgresSchema,
   rssOf,
+  startEmulators,
   startGateway,
   startProcess,
   stop,
@@ -56,14 +56,8 @@ const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 const STREAM_BYTES = Number(values['stream-mib']) * 1024 * 1024;
 
-const emulatorPort = await freePort();
-const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
-const emulators = await startProcess(
-  EMULATORS_BIN,
-  ['--port', String(emulatorPort)],
-  {},
-  `${emulatorUrl}/_emulator`,
-);
+const emulators = await startEmulators();
+const emulatorUrl = emulators.url;
 
 /** An access token minted at the emulator, for the direct (gateway-less) baseline. */
 async function directToken(emulator = 'notion', scopes = undefined) {

@@ -13,13 +13,12 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import {
   authorizeSandbox,
-  EMULATORS_BIN,
   freePort,
   gatewayToken,
   postgresSchema,
   rssOf,
+  startEmulators,
   startGateway,
-  startProcess,
   stop,
 } from './lib.js';
 import { findNginx, startBalancer } from './nginx.js';
@@ -47,14 +46,8 @@ export async function replicaBench({
   const db = new pg.Client({ connectionString: store.env.DATABASE_URL.split('?')[0] });
   await db.connect();
 
-  const emulatorPort = await freePort();
-  const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
-  const emulators = await startProcess(
-    EMULATORS_BIN,
-    ['--port', String(emulatorPort)],
-    {},
-    `${emulatorUrl}/_emulator`,
-  );
+  const emulators = await startEmulators();
+  const emulatorUrl = emulators.url;
 
   // Webhook deliveries of the links' connected_account.created events land here.
   let delivered = 0;

@@ -7,14 +7,12 @@ import { parseArgs } from 'node:util';
 import {
   authorizeSandbox,
   cpuSecondsOf,
-  EMULATORS_BIN,
-  freePort,
   gatewayToken,
   LOAD_GENERATOR,
   load,
   onBothStores,
+  startEmulators,
   startGateway,
-  startProcess,
   stop,
 } from './lib.js';
 
@@ -29,14 +27,8 @@ const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 
-const emulatorPort = await freePort();
-const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
-const emulators = await startProcess(
-  EMULATORS_BIN,
-  ['--port', String(emulatorPort)],
-  {},
-  `${emulatorUrl}/_emulator`,
-);
+const emulators = await startEmulators();
+const emulatorUrl = emulators.url;
 
 const median = (v) => v.slice().sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
