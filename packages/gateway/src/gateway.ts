@@ -45,8 +45,9 @@ import { findConnectionById } from './store/connections.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { TOOLS } from './tools/catalog.js';
+import { specificationTools } from './tools/catalog.js';
 import { ToolEngine } from './tools/engine.js';
+import { ToolRegistry } from './tools/registry.js';
 import type { Tracing } from './tracing/tracing.js';
 import { UpstreamHttp } from './upstream/http.js';
 import { WebhookService } from './webhooks/service.js';
@@ -292,10 +293,12 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await accountTokens.start();
     const http = new UpstreamHttp(config.upstream, tracing);
+    // The one catalog every reader asks: the engine, formats, docs, MCP, gRPC and REST.
+    const registry = new ToolRegistry([specificationTools]);
     const executions = new ExecutionService(
       db,
       logger,
-      Object.fromEntries(TOOLS.map((t) => [t.name, t.provider])),
+      () => Object.fromEntries(registry.list().map((t) => [t.name, t.provider])),
       config.executionRetentionDays,
     );
     // Keeps calls under the providers' documented limits; replicas share each limit (replicas.ts).
@@ -321,7 +324,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       logger,
       accountTokens,
       http,
-      tools: TOOLS,
+      registry,
       guard: guardrails,
       governor: config.rateGovernor ? governor : undefined,
       tracing,

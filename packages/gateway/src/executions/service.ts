@@ -61,11 +61,11 @@ export class ExecutionService {
     private readonly db: Database,
     private readonly logger: Logger,
     /** Which provider each tool calls, for the per-provider figures of stats(). */
-    toolProviders: Record<string, string> = {},
+    toolProviders: Record<string, string> | (() => Record<string, string>) = {},
     /** PORTICO_EXECUTION_RETENTION_DAYS; 0 keeps records forever. */
     private readonly retentionDays = 30,
   ) {
-    this.statsTools = { names: Object.keys(toolProviders), providers: Object.values(toolProviders) };
+    this.toolProviders = typeof toolProviders === 'function' ? toolProviders : () => toolProviders;
     this.records = new WriteBehind({
       logger,
       what: 'execution records',
@@ -120,7 +120,13 @@ export class ExecutionService {
     string,
     { from: number; until: number; at: number; rows: ExecutionStatsRow[] }
   >();
-  private readonly statsTools: { names: string[]; providers: string[] };
+  /** Read at each stats query: the registry's tools change while the gateway runs. */
+  private readonly toolProviders: () => Record<string, string>;
+
+  private get statsTools(): { names: string[]; providers: string[] } {
+    const map = this.toolProviders();
+    return { names: Object.keys(map), providers: Object.values(map) };
+  }
   private pruning: Promise<number> | undefined;
 
   /**

@@ -3,12 +3,13 @@ import { crmTools } from './crm/index.js';
 import { docsTools } from './docs/index.js';
 import { driveTools } from './drive/index.js';
 import { notesTools } from './notes/index.js';
+import { SPECIFICATION_PRECEDENCE, staticSource } from './registry.js';
 import { sheetsTools } from './sheets/index.js';
 import type { AnyTool } from './types.js';
 
 /**
- * Every tool, from its family's definitions. The tool catalog served by the API is generated from
- * this list and nothing else.
+ * The specification's tools, from their families' definitions. Readers never take them from here:
+ * they ask the tool registry (registry.ts), where this list is one source among others.
  */
 export const TOOLS: AnyTool[] = [
   ...notesTools,
@@ -18,3 +19,6 @@ export const TOOLS: AnyTool[] = [
   ...sheetsTools,
   ...docsTools,
 ];
+
+/** The specification's tools as a registry source: they take precedence over every other source. */
+export const specificationTools = staticSource('specification', SPECIFICATION_PRECEDENCE, TOOLS);

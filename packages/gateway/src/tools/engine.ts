@@ -1,5 +1,4 @@
 import { type Span, SpanKind } from '@opentelemetry/api';
-import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
 import { ProviderClient } from '../accounts/provider-client.js';
@@ -13,9 +12,10 @@ import type { Tracing } from '../tracing/tracing.js';
 import type { UpstreamHttp } from '../upstream/http.js';
 import { closestName } from '../validation/closest-name.js';
 import { unsafeInput } from '../validation/text-safety.js';
-import { bodyAjv, summarize, toFieldErrors } from '../validation/validator.js';
+import { summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';
 import { formatTool, type ToolFormat } from './formats.js';
+import type { ToolRegistry } from './registry.js';
 import type { AnyTool } from './types.js';
 import { takeVersions, type Versions } from './versions.js';
 
@@ -84,18 +84,12 @@ export interface ToolEngineDeps {
   logger: Logger;
   accountTokens: AccountTokens;
   http: UpstreamHttp;
-  tools: AnyTool[];
+  /** The one catalog of tools, of every source. */
+  registry: ToolRegistry;
   guard?: ToolGuard;
   governor?: RateGovernor;
   /** Set only when tracing is on: each call is then a span, its credential step another. */
   tracing?: Tracing | undefined;
-}
-
-interface CompiledTool {
-  tool: AnyTool;
-  /** Compiled at the tool's first call: compiling all 45 schemas was a sixth of a gateway's start. */
-  validate?: ValidateFunction;
-  versions: string[];
 }
 
 /**
@@ -104,41 +98,38 @@ interface CompiledTool {
  * turns provider errors into problems, and records every execution.
  */
 export class ToolEngine {
-  private readonly tools = new Map<string, CompiledTool>();
+  constructor(private readonly deps: ToolEngineDeps) {}
 
-  constructor(private readonly deps: ToolEngineDeps) {
-    for (const tool of deps.tools) {
-      if (this.tools.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
-      this.tools.set(tool.name, {
-        tool,
-        versions: tool.versions ?? ['1'],
-      });
-    }
+  get registry(): ToolRegistry {
+    return this.deps.registry;
   }
 
-  list(filter: { provider?: string } = {}): AnyTool[] {
-    return [...this.tools.values()]
-      .map((c) => c.tool)
-      .filter((t) => !filter.provider || t.provider === filter.provider);
+  list(filter: { provider?: string | undefined; environmentId?: string | undefined } = {}): AnyTool[] {
+    return this.deps.registry.list(filter);
   }
 
-  describe(name: string, format: ToolFormat = 'json_schema'): Record<string, unknown> {
-    return formatTool(this.lookup(name).tool, format);
+  describe(
+    name: string,
+    format: ToolFormat = 'json_schema',
+    environmentId?: string,
+  ): Record<string, unknown> {
+    return formatTool(this.lookup(name, environmentId), format);
   }
 
-  private lookup(name: string): CompiledTool {
-    const compiled = this.tools.get(name);
-    if (!compiled) {
-      const closest = closestName(name, [...this.tools.keys()]);
+  private lookup(name: string, environmentId?: string): AnyTool {
+    const tool = this.deps.registry.get(name, environmentId);
+    if (!tool) {
+      const names = this.deps.registry.names(environmentId);
+      const closest = closestName(name, names);
       const prefix = name.split('_')[0];
-      const similar = [...this.tools.keys()].filter((n) => n.startsWith(`${prefix}_`)).slice(0, 20);
+      const similar = names.filter((n) => n.startsWith(`${prefix}_`)).slice(0, 20);
       throw new Problem(
         'unknown_tool',
         `No tool is named "${name}".${closest ? ` Did you mean "${closest}"?` : ''}${similar.length ? ` Tools with the same prefix: ${similar.join(', ')}.` : ''} List all tools with GET /api/v1/tools.`,
         closest ? { extensions: { did_you_mean: closest } } : {},
       );
     }
-    return compiled;
+    return tool;
   }
 
   execute(environmentId: string, request: ExecuteRequest, caller?: Caller): Promise<ExecuteResult> {
@@ -217,8 +208,7 @@ export class ToolEngine {
       });
     };
     try {
-      const compiled = this.lookup(request.tool_name);
-      const { tool } = compiled;
+      const tool = this.lookup(request.tool_name, environmentId);
       if (request.approval_id !== undefined) request = await this.approved(environmentId, request);
       const unsafe = unsafeInput(request.tool_input, '/tool_input');
       if (unsafe) {
@@ -241,7 +231,7 @@ export class ToolEngine {
       }
       for (const field of ['schema_version', 'tool_version'] as const) {
         const where = request[field] !== undefined ? `/${field}` : `/tool_input/${field}`;
-        this.checkVersion(field, where, versions[field], compiled.versions, tool.name);
+        this.checkVersion(field, where, versions[field], tool.versions ?? ['1'], tool.name);
       }
       const provider = getProvider(tool.provider);
       const aliases = resolveAliases(tool, input);
@@ -249,8 +239,7 @@ export class ToolEngine {
         const errors = aliases.conflicts.map((e) => ({ ...e, path: `/tool_input${e.path}` }));
         throw new Problem('invalid_input', summarize(errors, `The input of ${tool.name}`), { errors });
       }
-      compiled.validate ??= bodyAjv.compile(compiled.tool.input);
-      const validate = compiled.validate;
+      const validate = this.deps.registry.validator(tool);
       if (!validate(input)) {
         const errors = toFieldErrors(validate.errors, '').map((e) => ({
           path: `/tool_input${aliases.callerPath(e.path)}`,

@@ -26,6 +26,11 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   description: string;
   provider: ProviderKey;
   input: S;
+  /**
+   * Set by a source that serves one environment only (a remote MCP server behind that
+   * environment's connection): the tool is seen there and nowhere else.
+   */
+  environmentId?: string;
   annotations: ToolAnnotations;
   /**
    * Portico's own earlier names for parameters the specification names otherwise, each mapped to
