@@ -60,7 +60,7 @@ export class AccountService {
 
   async list(
     environmentId: string,
-    query: ListAccountsQuery,
+    query: ListAccountsQuery & { connection_names?: readonly string[] | null },
   ): Promise<{ data: AccountView[]; next_page_token: string | null }> {
     const page = await this.listRows(environmentId, query);
     return { data: page.rows.map((r) => this.view(r)), next_page_token: page.nextPageToken };
@@ -69,11 +69,12 @@ export class AccountService {
   /** One page of accounts as stored (with their connection's facts), newest id last. */
   async listRows(
     environmentId: string,
-    query: ListAccountsQuery & { provider?: string },
+    query: ListAccountsQuery & { provider?: string; connection_names?: readonly string[] | null },
   ): Promise<{ rows: AccountWithConnection[]; nextPageToken: string | null }> {
     const limit = query.page_size ?? 50;
     const rows = await listAccounts(this.deps.db, environmentId, {
       ...(query.connection_name ? { connectionName: query.connection_name } : {}),
+      ...(query.connection_names ? { connectionNames: query.connection_names } : {}),
       ...(query.identifier ? { identifier: query.identifier } : {}),
       ...(query.status ? { status: query.status } : {}),
       ...(query.provider ? { provider: query.provider } : {}),
@@ -89,13 +90,15 @@ export class AccountService {
 
   async get(environmentId: string, id: string): Promise<AccountWithConnection> {
     const row = await findAccount(this.deps.db, id);
-    if (!row || row.environment_id !== environmentId) {
-      throw new Problem(
-        'account_not_found',
-        `No connected account ${id}; list accounts with GET /api/v1/connected-accounts?identifier=….`,
-      );
-    }
+    if (!row || row.environment_id !== environmentId) throw this.notFound(id);
     return row;
+  }
+
+  notFound(id: string): Problem {
+    return new Problem(
+      'account_not_found',
+      `No connected account ${id}; list accounts with GET /api/v1/connected-accounts?identifier=….`,
+    );
   }
 
   /** The account of `identifier` on the named connection. */
@@ -219,8 +222,10 @@ export class AccountService {
    * Counts by connection and status (every connection of the environment, with its provider) and
    * the accounts that expired in the last `days` days, newest first: the dashboard's overview.
    */
-  async summary(environmentId: string, days = 7) {
-    const counts = await countAccounts(this.deps.db, environmentId);
+  async summary(environmentId: string, days = 7, connectionNames: readonly string[] | null = null) {
+    const counts = (await countAccounts(this.deps.db, environmentId)).filter(
+      (c) => !connectionNames || connectionNames.includes(c.connection_name),
+    );
     const byStatus: Record<string, number> = { PENDING_AUTH: 0, ACTIVE: 0, EXPIRED: 0, DISCONNECTED: 0 };
     for (const c of counts) byStatus[c.status] = (byStatus[c.status] ?? 0) + c.count;
     const expired = await recentlyExpiredAccounts(
@@ -228,6 +233,7 @@ export class AccountService {
       environmentId,
       new Date(Date.now() - days * 86_400_000),
       20,
+      connectionNames,
     );
     return {
       by_status: byStatus,

@@ -9,16 +9,9 @@ import {
   revokeGatewayClient,
 } from '../store/gateway-clients.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import { hasScope, reachesConnection } from './access.js';
 import { CLIENT_CHANNEL, type ClientStatusCache } from './client-status.js';
-import {
-  ALL_SCOPES,
-  expandScopes,
-  FULL_GRANT,
-  type Grant,
-  hasScope,
-  reachesConnection,
-  type Scope,
-} from './scopes.js';
+import { ALL_SCOPES, expandScopes, FULL_GRANT, type Grant, type Scope } from './scopes.js';
 
 /**
  * Gateway clients: the id and secret an application uses to reach Portico. Secrets are 190-bit

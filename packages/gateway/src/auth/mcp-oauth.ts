@@ -221,9 +221,11 @@ export class McpOAuthService {
   }
 
   async approve(
-    principal: { environmentId: string; clientId: string },
-    input: ApproveInput,
+    principal: { environmentId: string; clientId: string; admin?: boolean },
+    approval: ApproveInput,
   ): Promise<{ redirect_url: string }> {
+    // The grant never reaches more than the client approving it (and its tokens are bound again when used).
+    const input = this.deps.tokens.withinMinter(principal, approval, 'approving an MCP authorization');
     await this.deps.tokens.checkScope(principal.environmentId, input);
     const code = `${CODE_PREFIX}${randomBase62(43)}`;
     const row = await approveMcpOAuthRequest(this.deps.db, principal.environmentId, input.auth_request_id, {

@@ -12,6 +12,7 @@ import {
   touchMcpToken,
 } from '../store/mcp-tokens.js';
 import type { ToolEngine } from '../tools/engine.js';
+import { grantOfPrincipal, hasScope, narrowConnections, requireMintable, withinClient } from './access.js';
 import type { ClientStatusCache } from './client-status.js';
 
 /** Minted tokens start with this, so the /mcp route tells them from gateway access tokens. */
@@ -68,11 +69,28 @@ export class McpTokenService {
   }
 
   async mint(
-    principal: { environmentId: string; clientId: string },
+    principal: { environmentId: string; clientId: string; admin?: boolean },
     input: MintInput,
   ): Promise<McpTokenView & { token: string }> {
-    await this.checkScope(principal.environmentId, input);
-    return this.issue(principal, input);
+    const scoped = this.withinMinter(principal, input, 'minting an MCP token');
+    await this.checkScope(principal.environmentId, scoped);
+    return this.issue(principal, scoped);
+  }
+
+  /**
+   * What a client may put in a token it mints (or an MCP OAuth grant it approves): never more than
+   * itself, so it needs `tools` and its connections bound the token's (auth/access.ts).
+   */
+  withinMinter<T extends { connection_names?: string[] }>(
+    principal: { clientId: string; admin?: boolean },
+    input: T,
+    what: string,
+  ): T {
+    const grant = grantOfPrincipal(principal, this.deps.clients);
+    requireMintable(grant, what);
+    const connectionNames = narrowConnections(grant, input.connection_names);
+    const { connection_names: _, ...rest } = input;
+    return (connectionNames ? { ...rest, connection_names: connectionNames } : rest) as T;
   }
 
   /** Refuses connection names the environment lacks and tool names the engine does not know. */
@@ -155,13 +173,19 @@ export class McpTokenService {
     const row = await findUsableMcpToken(this.deps.db, hashToken(token));
     if (!row) return undefined;
     // A token minted by a gateway client dies with it; one minted from the dashboard has no client.
-    if (row.client_id.startsWith('cli_') && !(await this.deps.clients.isActive(row.client_id)))
-      return undefined;
+    let connectionNames = row.connection_names;
+    if (row.client_id.startsWith('cli_')) {
+      if (!(await this.deps.clients.isActive(row.client_id))) return undefined;
+      // The minting client as it stands now bounds the token: narrowed or stripped of tools since, so is it.
+      const client = this.deps.clients.grantOf(row.client_id);
+      if (!hasScope(client, 'tools')) return undefined;
+      connectionNames = withinClient(row.connection_names, client);
+    }
     await touchMcpToken(this.deps.db, row.id);
     return {
       environmentId: row.environment_id,
       identifier: row.identifier,
-      connectionNames: row.connection_names,
+      connectionNames,
       tools: row.tools,
     };
   }

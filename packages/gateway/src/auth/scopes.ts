@@ -61,33 +61,6 @@ export interface Grant {
 
 export const FULL_GRANT: Grant = { scopes: null, connectionNames: null };
 
-export function hasScope(grant: Grant, scope: Scope): boolean {
-  return grant.scopes === null || grant.scopes.has(scope);
-}
-
-export function reachesConnection(grant: Grant, connectionName: string | undefined): boolean {
-  return (
-    grant.connectionNames === null ||
-    (connectionName !== undefined && grant.connectionNames.includes(connectionName))
-  );
-}
-
-export function missingScope(scope: Scope, what: string): Problem {
-  return new Problem(
-    'insufficient_scope',
-    `This client lacks the "${scope}" scope (${SCOPES[scope]}), which ${what} needs; use a client that has it, or create one with POST /api/v1/clients {"scopes": ["${scope}"]}.`,
-    { extensions: { required_scope: scope } },
-  );
-}
-
-export function connectionOutOfReach(connectionName: string | undefined, grant: Grant): Problem {
-  return new Problem(
-    'insufficient_scope',
-    `This client may reach only the connections ${grant.connectionNames!.join(', ')}${connectionName ? `, not "${connectionName}"` : '; name one of them with connection_name'}.`,
-    { extensions: { allowed_connections: grant.connectionNames } },
-  );
-}
-
 /** Reads are open to the `…:read` scope; changes need the full one. */
 function readOr(method: string, read: Scope, write: Scope): Scope {
   return method === 'GET' || method === 'HEAD' ? read : write;
@@ -140,15 +113,4 @@ export function scopeForRoute(method: string, route: string): Scope | 'all' {
     default:
       return 'all';
   }
-}
-
-/** Refuses a call the grant does not cover: the scope, then the connection it names (if limited). */
-export function checkGrant(
-  grant: Grant,
-  scope: Scope,
-  what: string,
-  connectionName: string | undefined,
-): void {
-  if (!hasScope(grant, scope)) throw missingScope(scope, what);
-  if (!reachesConnection(grant, connectionName)) throw connectionOutOfReach(connectionName, grant);
 }

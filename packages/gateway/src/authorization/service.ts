@@ -713,7 +713,11 @@ export class AuthorizationService {
    * mismatch drops the held tokens (it is what a consent completed by the wrong person looks like)
    * and stores nothing; the user starts again from a new link.
    */
-  async verify(environmentId: string, input: VerifyInput): Promise<VerifyResult> {
+  async verify(
+    environmentId: string,
+    input: VerifyInput,
+    reaches: (connectionName: string) => boolean = () => true,
+  ): Promise<VerifyResult> {
     const { db, keyring } = this.deps;
     const notFound = (why: string) =>
       new Problem(
@@ -735,6 +739,8 @@ export class AuthorizationService {
       }
       const account = await findAccount(tx, request.account_id);
       if (!account) throw notFound('belongs to an account that no longer exists.');
+      // A caller limited to some connections (auth/access.ts decides) is told nothing of another's requests.
+      if (!reaches(account.connection_name)) throw notFound('does not exist or does not await verification.');
       // Read in this transaction: the embedded store has one connection, held by it.
       const connection = { name: account.connection_name, provider: account.provider };
       await finishVerification(tx, request.id, account.identifier === input.identifier);

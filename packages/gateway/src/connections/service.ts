@@ -160,12 +160,13 @@ export class ConnectionService {
 
   async list(
     environmentId: string,
-    query: ListConnectionsQuery,
+    query: ListConnectionsQuery & { names?: readonly string[] | null },
   ): Promise<{ rows: ConnectionRow[]; nextPageToken: string | null }> {
     const limit = query.page_size ?? 50;
     const after = query.page_token ? decodePageToken(query.page_token) : undefined;
     const rows = await listConnections(this.deps.db, environmentId, {
       ...(query.provider ? { provider: query.provider } : {}),
+      ...(query.names ? { names: query.names } : {}),
       ...(after ? { after } : {}),
       limit: limit + 1,
     });

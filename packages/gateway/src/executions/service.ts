@@ -41,6 +41,8 @@ const ENDED_HOURS_ENTRIES = 256;
 export interface ExecutionQuery {
   tool_name?: string;
   identifier?: string;
+  /** Only these connections' executions (null: all); set from the caller's grant. */
+  connection_names?: readonly string[] | null;
   status?: 'success' | 'error';
   since?: string;
   until?: string;
@@ -172,13 +174,15 @@ export class ExecutionService {
   async get(environmentId: string, id: string): Promise<Record<string, unknown>> {
     await this.flush();
     const row = await findExecution(this.db, id);
-    if (!row || row.environment_id !== environmentId) {
-      throw new Problem(
-        'execution_not_found',
-        `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
-      );
-    }
+    if (!row || row.environment_id !== environmentId) throw this.notFound(id);
     return executionDetailView(row);
+  }
+
+  notFound(id: string): Problem {
+    return new Problem(
+      'execution_not_found',
+      `No execution ${id}; execution ids come back as execution_id from POST /api/v1/tools/execute.`,
+    );
   }
 
   async list(
@@ -190,6 +194,7 @@ export class ExecutionService {
     const filter: ExecutionFilter = { limit: limit + 1 };
     if (query.tool_name) filter.toolName = query.tool_name;
     if (query.identifier) filter.identifier = query.identifier;
+    if (query.connection_names) filter.connectionNames = query.connection_names;
     if (query.status) filter.status = query.status;
     if (query.since) filter.since = new Date(query.since);
     if (query.until) filter.until = new Date(query.until);

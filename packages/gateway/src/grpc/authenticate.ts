@@ -1,11 +1,15 @@
 import { createContextKey, type HandlerContext } from '@connectrpc/connect';
+import { type Grant, requireScope } from '../auth/access.js';
 import type { AccessTokenClaims, AccessTokenIssuer } from '../auth/access-tokens.js';
 import type { ClientStatusCache } from '../auth/client-status.js';
-import { ALL_SCOPES, hasScope, missingScope, type Scope } from '../auth/scopes.js';
+import type { Scope } from '../auth/scopes.js';
 import { Problem } from '../errors/problem.js';
 
 const PRINCIPAL = createContextKey<AccessTokenClaims | undefined>(undefined, {
   description: 'the gateway client behind the call',
+});
+const GRANT = createContextKey<Grant | undefined>(undefined, {
+  description: 'what the gateway client behind the call may reach',
 });
 
 const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
@@ -44,8 +48,24 @@ export async function authenticate(
 export function rememberPrincipal(
   ctx: { contextValues: HandlerContext['values'] },
   claims: AccessTokenClaims,
+  grant: Grant,
 ): void {
   ctx.contextValues.set(PRINCIPAL, claims);
+  ctx.contextValues.set(GRANT, grant);
+}
+
+/** The gateway client of the authenticated call. */
+export function clientOf(ctx: HandlerContext): string {
+  const claims = ctx.values.get(PRINCIPAL);
+  if (!claims) throw new Problem('unauthenticated', 'The call is not authenticated.');
+  return claims.clientId;
+}
+
+/** What the authenticated call's client may reach (auth/access.ts decides with it). */
+export function grantOf(ctx: HandlerContext): Grant {
+  const grant = ctx.values.get(GRANT);
+  if (!grant) throw new Problem('unauthenticated', 'The call is not authenticated.');
+  return grant;
 }
 
 /** The environment the authenticated call acts in. */
@@ -70,14 +90,5 @@ function grpcScope(method: string): Scope | 'all' {
 
 /** Refuses a method the client's scopes do not cover. */
 export function authorizeMethod(clients: ClientStatusCache, claims: AccessTokenClaims, method: string): void {
-  const grant = clients.grantOf(claims.clientId);
-  if (grant.scopes === null) return;
-  const scope = grpcScope(method);
-  const missing =
-    scope === 'all'
-      ? ALL_SCOPES.find((s) => !hasScope(grant, s))
-      : hasScope(grant, scope)
-        ? undefined
-        : scope;
-  if (missing) throw missingScope(missing, method);
+  requireScope(clients.grantOf(claims.clientId), grpcScope(method), method);
 }

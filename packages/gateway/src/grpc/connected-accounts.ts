@@ -3,12 +3,13 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { ImportAccountBody } from '../accounts/schemas.js';
 import { ListAccountsQuery } from '../accounts/schemas.js';
 import type { AccountService } from '../accounts/service.js';
+import { listFilter, reachOf, requireConnection, requireRecord } from '../auth/access.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider } from '../providers/catalog.js';
 import type { AccountStatus, AccountWithConnection } from '../store/accounts.js';
 import { compileValidator } from '../validation/validator.js';
-import { environmentOf } from './authenticate.js';
+import { environmentOf, grantOf } from './authenticate.js';
 import {
   type ConnectedAccountService,
   ConnectorStatus,
@@ -130,10 +131,16 @@ export function connectedAccountMethods(
   deps: ConnectedAccountDeps,
 ): Partial<ServiceImpl<typeof ConnectedAccountService>> {
   const { accounts, authorization } = deps;
-  const find = (ctx: HandlerContext, ref: AccountRefFields) =>
-    'id' in ref
-      ? accounts.get(environmentOf(ctx), ref.id)
-      : accounts.getByRef(environmentOf(ctx), ref.connector, ref.identifier);
+  /** The account a request names, by id or by connector and identifier, within the client's reach. */
+  const find = async (ctx: HandlerContext, ref: AccountRefFields) => {
+    if ('id' in ref) {
+      return requireRecord(grantOf(ctx), await accounts.get(environmentOf(ctx), ref.id), () =>
+        accounts.notFound(ref.id),
+      );
+    }
+    requireConnection(grantOf(ctx), ref.connector);
+    return accounts.getByRef(environmentOf(ctx), ref.connector, ref.identifier);
+  };
 
   return {
     async listConnectedAccounts(req, ctx) {
@@ -163,8 +170,10 @@ export function connectedAccountMethods(
         page_size: req.pageSize,
       });
       refuseUnsafe({ ...filter, provider: req.provider });
+      const query = checkListQuery(filter);
       const page = await accounts.listRows(environmentOf(ctx), {
-        ...checkListQuery(filter),
+        ...query,
+        connection_names: listFilter(grantOf(ctx), query.connection_name),
         ...(req.provider ? { provider: checkProvider(req.provider, '/provider') } : {}),
       });
       return {
@@ -183,6 +192,7 @@ export function connectedAccountMethods(
       const ref = accountRef(req);
       if ('id' in ref)
         throw new Problem('invalid_input', 'Send connector and identifier; an id is assigned by Portico.');
+      requireConnection(grantOf(ctx), ref.connector);
       const credential = importedCredential(req.connectedAccount);
       const row = credential
         ? await accounts.importCredentials(environmentOf(ctx), {
@@ -217,7 +227,8 @@ export function connectedAccountMethods(
       const options = present({ state: req.state, user_verify_url: req.userVerifyUrl });
       refuseUnsafe(options);
       checkLinkOptions(options);
-      const named = 'id' in ref ? await accounts.get(environmentOf(ctx), ref.id) : undefined;
+      const named = 'id' in ref ? await find(ctx, ref) : undefined;
+      if (!named) requireConnection(grantOf(ctx), (ref as { connector: string }).connector);
       const link = await authorization.createLink(environmentOf(ctx), {
         connection_name: named?.connection_name ?? (ref as { connector: string }).connector,
         identifier: named?.identifier ?? (ref as { identifier: string }).identifier,
@@ -231,7 +242,11 @@ export function connectedAccountMethods(
     async verifyConnectedAccountUser(req, ctx) {
       const fields = { auth_request_id: req.authRequestId, identifier: req.identifier };
       refuseUnsafe(fields);
-      const result = await authorization.verify(environmentOf(ctx), checkVerify(fields));
+      const result = await authorization.verify(
+        environmentOf(ctx),
+        checkVerify(fields),
+        reachOf(grantOf(ctx)),
+      );
       return { postUserVerifyRedirectUrl: result.redirect_url ?? '' };
     },
   };

@@ -1,12 +1,13 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
+import { listFilter, reachesConnection } from '../auth/access.js';
 import { ListConnectionsQuery } from '../connections/schemas.js';
 import type { ConnectionService as Connections } from '../connections/service.js';
 import { Problem } from '../errors/problem.js';
 import type { ConnectionRow } from '../store/connections.js';
 import { compileValidator } from '../validation/validator.js';
-import { environmentOf } from './authenticate.js';
+import { environmentOf, grantOf } from './authenticate.js';
 import {
   type ConnectionService,
   ConnectionStatus,
@@ -52,7 +53,10 @@ export function connectionMethods(connections: Connections): Partial<ServiceImpl
         page_size: req.pageSize,
       });
       refuseUnsafe(query);
-      const page = await connections.list(environmentOf(ctx), checkListQuery(query));
+      const page = await connections.list(environmentOf(ctx), {
+        ...checkListQuery(query),
+        names: listFilter(grantOf(ctx)),
+      });
       return {
         connections: page.rows.map(listed),
         nextPageToken: page.nextPageToken ?? '',
@@ -71,7 +75,10 @@ export function connectionMethods(connections: Connections): Partial<ServiceImpl
           ],
         });
       }
-      const page = await connections.list(environmentOf(ctx), { page_size: 100 });
+      const page = await connections.list(environmentOf(ctx), {
+        page_size: 100,
+        names: listFilter(grantOf(ctx)),
+      });
       return { connections: page.rows.map(listed) };
     },
 
@@ -85,7 +92,7 @@ export function connectionMethods(connections: Connections): Partial<ServiceImpl
       const row = /^conn_[0-9A-Za-z]{1,60}$/.test(req.id)
         ? await connections.getById(req.id).catch(() => undefined)
         : undefined;
-      if (!row || row.environment_id !== environmentOf(ctx)) {
+      if (!row || row.environment_id !== environmentOf(ctx) || !reachesConnection(grantOf(ctx), row.name)) {
         throw new Problem(
           'connection_not_found',
           `No connection has id "${req.id}"; list them with ListAppConnections.`,

@@ -72,7 +72,7 @@ export function grpcHandler(deps: GrpcDeps): (req: Http2ServerRequest, res: Http
     try {
       const claims = await authenticate(deps.tokens, deps.clients, req.header.get('authorization'));
       authorizeMethod(deps.clients, claims, req.method.name);
-      rememberPrincipal(req, claims);
+      rememberPrincipal(req, claims, deps.clients.grantOf(claims.clientId));
       const res = await next(req);
       res.header.set('x-request-id', requestId);
       return res;

@@ -1,11 +1,12 @@
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { AccountService } from '../accounts/service.js';
+import { requireConnection, requireRecord } from '../auth/access.js';
 import { Problem } from '../errors/problem.js';
 import type { AccountWithConnection } from '../store/accounts.js';
 import type { ToolEngine } from '../tools/engine.js';
 import type { AnyTool } from '../tools/types.js';
-import { environmentOf } from './authenticate.js';
+import { clientOf, environmentOf, grantOf } from './authenticate.js';
 import type { ToolSchema, ToolService } from './descriptors.js';
 import {
   checkExecute,
@@ -45,10 +46,12 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
 
   /** The identifier's ACTIVE accounts (at most 100), optionally on the named connections only. */
   const activeAccounts = async (ctx: HandlerContext, identifier: string, connections: string[] = []) => {
+    for (const name of connections) requireConnection(grantOf(ctx), name);
     const page = await accounts.listRows(environmentOf(ctx), {
       identifier,
       status: 'ACTIVE',
       page_size: 100,
+      connection_names: grantOf(ctx).connectionNames,
     });
     return page.rows.filter((row) => !connections.length || connections.includes(row.connection_name));
   };
@@ -71,7 +74,11 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
       let identifier = call.identifier;
       let connectionName = call.connector;
       if (call.connected_account_id) {
-        const account = await accounts.get(environmentOf(ctx), call.connected_account_id);
+        const account = requireRecord(
+          grantOf(ctx),
+          await accounts.get(environmentOf(ctx), call.connected_account_id),
+          () => accounts.notFound(call.connected_account_id!),
+        );
         if (
           (identifier && identifier !== account.identifier) ||
           (connectionName && connectionName !== account.connection_name)
@@ -98,13 +105,17 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
       }
       // The SDK's request has no field for it: an approved call's retry names its approval in metadata.
       const approvalId = ctx.requestHeader.get(APPROVAL_ID_HEADER)?.trim();
-      const result = await engine.execute(environmentOf(ctx), {
-        ...(approvalId ? { approval_id: approvalId } : {}),
-        tool_name: call.tool_name,
-        identifier,
-        ...(connectionName ? { connection_name: connectionName } : {}),
-        ...(req.params ? { tool_input: req.params as Record<string, unknown> } : {}),
-      });
+      const result = await engine.execute(
+        environmentOf(ctx),
+        {
+          ...(approvalId ? { approval_id: approvalId } : {}),
+          tool_name: call.tool_name,
+          identifier,
+          ...(connectionName ? { connection_name: connectionName } : {}),
+          ...(req.params ? { tool_input: req.params as Record<string, unknown> } : {}),
+        },
+        { id: `client:${clientOf(ctx)}`, connectionNames: grantOf(ctx).connectionNames },
+      );
       return { data: asStruct(result.data), executionId: result.execution_id };
     },
 
@@ -125,7 +136,10 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
         // Only the tools the named end user can run now (an ACTIVE account for their provider).
         let rows: AccountWithConnection[];
         if (filter.connectedAccountId) {
-          const account = await accounts.get(environmentOf(ctx), filter.connectedAccountId);
+          const id = filter.connectedAccountId;
+          const account = requireRecord(grantOf(ctx), await accounts.get(environmentOf(ctx), id), () =>
+            accounts.notFound(id),
+          );
           rows = account.status === 'ACTIVE' ? [account] : [];
         } else {
           const { identifier } = checkIdentifier({ identifier: filter.identifier });

@@ -548,10 +548,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         api.addHook('onResponse', audited.onResponse);
         await api.register(auditRoutes, { audit: services.audit });
         await api.register(adminAccountRoutes, { admins: services.admins });
-        await api.register(connectionRoutes, { connections: services.connections });
+        await api.register(connectionRoutes, { connections: services.connections, grants: services.clients });
         await api.register(connectedAccountRoutes, {
           accounts: services.accounts,
           authorization: services.authorization,
+          grants: services.clients,
         });
         await api.register(toolRoutes, {
           engine: services.engine,

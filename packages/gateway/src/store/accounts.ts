@@ -86,6 +86,8 @@ export async function findAccountByIdentifier(
 
 export interface AccountFilter {
   connectionName?: string;
+  /** Only accounts on these connections (a caller limited to some: auth/access.ts). */
+  connectionNames?: readonly string[];
   identifier?: string;
   status?: AccountStatus;
   provider?: string;
@@ -107,6 +109,7 @@ export async function listAccounts(
        AND ($4::text IS NULL OR a.status = $4)
        AND ($5::text IS NULL OR c.provider = $5)
        AND ($6::text IS NULL OR a.id > $6)
+       AND ($8::text[] IS NULL OR c.name = ANY($8::text[]))
      ORDER BY a.id LIMIT $7`,
     [
       environmentId,
@@ -116,6 +119,7 @@ export async function listAccounts(
       filter.provider ?? null,
       filter.after ?? null,
       filter.limit,
+      filter.connectionNames ? [...filter.connectionNames] : null,
     ],
   );
 }
@@ -333,11 +337,13 @@ export async function recentlyExpiredAccounts(
   environmentId: string,
   since: Date,
   limit: number,
+  connectionNames: readonly string[] | null = null,
 ): Promise<AccountWithConnection[]> {
   return db.query<AccountWithConnection>(
     `${SELECT_WITH_CONNECTION}
      WHERE a.environment_id = $1 AND a.status = 'EXPIRED' AND a.updated_at >= $2
+       AND ($4::text[] IS NULL OR c.name = ANY($4::text[]))
      ORDER BY a.updated_at DESC LIMIT $3`,
-    [environmentId, since, limit],
+    [environmentId, since, limit, connectionNames ? [...connectionNames] : null],
   );
 }

@@ -68,13 +68,20 @@ export async function findConnectionById(db: Queryable, id: string): Promise<Con
 export async function listConnections(
   db: Queryable,
   environmentId: string,
-  opts: { provider?: string; after?: string; limit: number },
+  opts: { provider?: string; after?: string; limit: number; names?: readonly string[] },
 ): Promise<ConnectionRow[]> {
   return db.query<ConnectionRow>(
     `SELECT * FROM connections
      WHERE environment_id = $1 AND ($2::text IS NULL OR provider = $2) AND ($3::text IS NULL OR name > $3)
+       AND ($5::text[] IS NULL OR name = ANY($5::text[]))
      ORDER BY name LIMIT $4`,
-    [environmentId, opts.provider ?? null, opts.after ?? null, opts.limit],
+    [
+      environmentId,
+      opts.provider ?? null,
+      opts.after ?? null,
+      opts.limit,
+      opts.names ? [...opts.names] : null,
+    ],
   );
 }
 

@@ -146,6 +146,8 @@ export async function pruneExecutionRollups(db: Queryable, before: Date, batch: 
 export interface ExecutionFilter {
   toolName?: string;
   identifier?: string;
+  /** Only executions on these connections (a caller limited to some: auth/access.ts). */
+  connectionNames?: readonly string[];
   status?: 'success' | 'error';
   since?: Date;
   until?: Date;
@@ -168,6 +170,7 @@ export async function listExecutions(
        AND ($5::timestamptz IS NULL OR started_at >= $5)
        AND ($6::timestamptz IS NULL OR started_at < $6)
        AND ($7::timestamptz IS NULL OR (started_at, id) < ($7, $8::text))
+       AND ($10::text[] IS NULL OR connection_name = ANY($10::text[]))
      ORDER BY started_at DESC, id DESC
      LIMIT $9`,
     [
@@ -180,6 +183,7 @@ export async function listExecutions(
       filter.before?.startedAt ?? null,
       filter.before?.id ?? null,
       filter.limit,
+      filter.connectionNames ? [...filter.connectionNames] : null,
     ],
   );
 }

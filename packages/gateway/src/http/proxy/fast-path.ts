@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { hasScope, reachesConnection } from '../../auth/access.js';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { ProxyTokenService } from '../../auth/proxy-tokens.js';
-import { hasScope, reachesConnection } from '../../auth/scopes.js';
 import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
 import { PROXY_PREFIX } from '../../proxy/path.js';
 import { hasBody, PROXY_METHODS, type ProxyService, proxyCall, routingValue } from '../../proxy/service.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireGrant } from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
-import { checkGrant } from '../../auth/scopes.js';
 import { PROXY_METHODS, type ProxyService, proxyCall, routingValue } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
 import { type ProxyBodyLimits, proxyBody } from './body.js';
@@ -35,7 +35,7 @@ export async function proxyRoutes(
       // Validated before anything is read from the body or sent anywhere.
       if (!req.principal.admin) {
         const grant = opts.grants.grantOf(req.principal.clientId);
-        checkGrant(
+        requireGrant(
           grant,
           'proxy',
           'the proxy',

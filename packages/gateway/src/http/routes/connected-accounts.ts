@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type AuthorizationLinkBody,
   ImportAccountBody,
@@ -7,13 +7,21 @@ import {
   VerifyUserBody,
 } from '../../accounts/schemas.js';
 import type { AccountService } from '../../accounts/service.js';
+import { grantOfPrincipal, listFilter, reachOf, requireRecord } from '../../auth/access.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { AuthorizationService } from '../../authorization/service.js';
 
 export async function connectedAccountRoutes(
   app: FastifyInstance,
-  opts: { accounts: AccountService; authorization: AuthorizationService },
+  opts: { accounts: AccountService; authorization: AuthorizationService; grants: ClientStatusCache },
 ): Promise<void> {
   const { accounts, authorization } = opts;
+  const grantOf = (req: FastifyRequest) => grantOfPrincipal(req.principal, opts.grants);
+  /** The account with this id, answered as missing when it is on a connection out of the caller's reach. */
+  const reachable = async (req: FastifyRequest, id: string) =>
+    requireRecord(grantOf(req), await accounts.get(req.principal.environmentId, id), () =>
+      accounts.notFound(id),
+    );
   const idParams = {
     type: 'object',
     properties: { id: { type: 'string', maxLength: 64 } },
@@ -60,12 +68,22 @@ export async function connectedAccountRoutes(
     async (req, reply) =>
       reply
         .header('cache-control', 'no-store')
-        .send(await authorization.verify(req.principal.environmentId, req.body as VerifyUserBody)),
+        .send(
+          await authorization.verify(
+            req.principal.environmentId,
+            req.body as VerifyUserBody,
+            reachOf(grantOf(req)),
+          ),
+        ),
   );
 
-  app.get('/connected-accounts', { schema: { querystring: ListAccountsQuery } }, async (req) =>
-    accounts.list(req.principal.environmentId, req.query as ListAccountsQuery),
-  );
+  app.get('/connected-accounts', { schema: { querystring: ListAccountsQuery } }, async (req) => {
+    const query = req.query as ListAccountsQuery;
+    return accounts.list(req.principal.environmentId, {
+      ...query,
+      connection_names: listFilter(grantOf(req), query.connection_name),
+    });
+  });
 
   app.get(
     '/connected-accounts/summary',
@@ -75,18 +93,21 @@ export async function connectedAccountRoutes(
         querystring: { type: 'object', properties: {}, additionalProperties: false },
       },
     },
-    async (req) => accounts.summary(req.principal.environmentId),
+    async (req) => accounts.summary(req.principal.environmentId, 7, listFilter(grantOf(req))),
   );
 
   app.get<{ Params: { id: string } }>(
     '/connected-accounts/:id',
     { schema: { params: idParams } },
-    async (req) => accounts.view(await accounts.get(req.principal.environmentId, req.params.id)),
+    async (req) => accounts.view(await reachable(req, req.params.id)),
   );
 
   app.delete<{ Params: { id: string } }>(
     '/connected-accounts/:id',
     { schema: { params: idParams } },
-    async (req) => accounts.view(await accounts.disconnect(req.principal.environmentId, req.params.id)),
+    async (req) => {
+      await reachable(req, req.params.id);
+      return accounts.view(await accounts.disconnect(req.principal.environmentId, req.params.id));
+    },
   );
 }

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { grantOfPrincipal, listFilter } from '../../auth/access.js';
+import type { ClientStatusCache } from '../../auth/client-status.js';
 import {
   CreateConnectionBody,
   ListConnectionsQuery,
@@ -8,7 +10,7 @@ import type { ConnectionService } from '../../connections/service.js';
 
 export async function connectionRoutes(
   app: FastifyInstance,
-  opts: { connections: ConnectionService },
+  opts: { connections: ConnectionService; grants: ClientStatusCache },
 ): Promise<void> {
   const { connections } = opts;
   const nameParams = {
@@ -23,10 +25,10 @@ export async function connectionRoutes(
   });
 
   app.get('/connections', { schema: { querystring: ListConnectionsQuery } }, async (req) => {
-    const { rows, nextPageToken } = await connections.list(
-      req.principal.environmentId,
-      req.query as ListConnectionsQuery,
-    );
+    const { rows, nextPageToken } = await connections.list(req.principal.environmentId, {
+      ...(req.query as ListConnectionsQuery),
+      names: listFilter(grantOfPrincipal(req.principal, opts.grants)),
+    });
     return { data: rows.map((r) => connections.view(r)), next_page_token: nextPageToken };
   });
 

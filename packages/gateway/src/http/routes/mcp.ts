@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Grant, requireScope } from '../../auth/access.js';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { McpOAuthService } from '../../auth/mcp-oauth.js';
@@ -9,7 +10,6 @@ import {
   type McpTokenService,
   type MintInput,
 } from '../../auth/mcp-tokens.js';
-import { type Grant, hasScope, missingScope } from '../../auth/scopes.js';
 import { Problem } from '../../errors/problem.js';
 import type { McpServerDeps } from '../../mcp/server.js';
 import { bearerAuthentication } from '../authenticate.js';
@@ -227,7 +227,7 @@ function withResourceMetadata(error: Error, metadataUrl: string): Error {
 }
 
 function scopeFromHeaders(req: FastifyRequest, grant: Grant): McpScope {
-  if (!hasScope(grant, 'tools')) throw missingScope('tools', 'the MCP server');
+  requireScope(grant, 'tools', 'the MCP server');
   const raw = req.headers.identifier ?? req.headers['x-identifier'];
   const identifier = Array.isArray(raw) ? raw[0] : raw;
   if (!identifier) {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { grantOfPrincipal, listFilter, requireRecord } from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import {
   type ExecutionQuery,
@@ -87,14 +88,15 @@ export async function toolRoutes(
   app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>
     engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
       id: req.principal.admin ? `admin:${req.principal.clientId}` : `client:${req.principal.clientId}`,
-      connectionNames: req.principal.admin
-        ? null
-        : opts.grants.grantOf(req.principal.clientId).connectionNames,
+      connectionNames: grantOfPrincipal(req.principal, opts.grants).connectionNames,
     }),
   );
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
-    opts.executions.list(req.principal.environmentId, req.query as ExecutionQuery),
+    opts.executions.list(req.principal.environmentId, {
+      ...(req.query as ExecutionQuery),
+      connection_names: listFilter(grantOfPrincipal(req.principal, opts.grants)),
+    }),
   );
 
   app.get(
@@ -123,6 +125,12 @@ export async function toolRoutes(
   );
 
   app.get<{ Params: { id: string } }>('/executions/:id', async (req) =>
-    opts.executions.get(req.principal.environmentId, req.params.id),
+    requireRecord(
+      grantOfPrincipal(req.principal, opts.grants),
+      (await opts.executions.get(req.principal.environmentId, req.params.id)) as {
+        connection_name?: string | null;
+      },
+      () => opts.executions.notFound(req.params.id),
+    ),
   );
 }
