@@ -243,12 +243,6 @@ describe('calendar_create_event', () => {
     );
     await expectInvalid(
       'calendar_create_event',
-      { ...base, recurrence: ['RRULE:FREQ=DAILY;COUNT=3'] },
-      '/tool_input/timezone',
-      /recurring event/,
-    );
-    await expectInvalid(
-      'calendar_create_event',
       { ...base, timezone: 'UTC', recurrence: ['FREQ=DAILY'] },
       '/tool_input/recurrence/0',
       /RRULE:/,

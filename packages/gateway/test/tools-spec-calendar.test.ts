@@ -74,6 +74,21 @@ describe.each(BACKENDS)('calendar_ tools by the specification on $name', (backen
       ]);
     });
 
+    it("recurrence without timezone: the series repeats in the calendar's own zone", async () => {
+      // The specification leaves timezone optional; Google needs a zone for a recurring event.
+      const event = await ok('calendar_create_event', {
+        summary: 'Weekly engine notes',
+        start_datetime: '2032-03-04T09:00:00Z',
+        recurrence: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      });
+      const ev = stored(event.id)!;
+      expect(ev.recurrence).toEqual(['RRULE:FREQ=WEEKLY;COUNT=3']);
+      expect(ev.start).toMatchObject({ timeZone: 'Europe/London' });
+      expect(Date.parse((ev.start as { dateTime: string }).dateTime)).toBe(
+        Date.parse('2032-03-04T09:00:00Z'),
+      );
+    });
+
     it('takes send_updates false and transparency "busy"', async () => {
       const event = await ok('calendar_create_event', {
         summary: 'Difference Engine budget',

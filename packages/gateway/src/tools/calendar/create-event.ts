@@ -4,6 +4,7 @@ import { defineTool } from '../types.js';
 import {
   attendeesParam,
   calendarIdParam,
+  calendarTimeZone,
   checkDateTime,
   checkRecurrence,
   checkTimezone,
@@ -78,7 +79,7 @@ export const calendarCreateEvent = defineTool({
   description: [
     'Creates an event in a Google Calendar and returns the created event (id, htmlLink, and hangoutLink when a meeting room was requested).',
     'Use it to schedule meetings, focus time or recurring series. summary and start_datetime (RFC 3339) are required; the end is start plus event_duration_hour and event_duration_minutes (one hour when both are omitted).',
-    'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; recurring events need "timezone"; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
+    'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; a recurring event without "timezone" repeats in the calendar’s own time zone; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
     'create_meeting_room adds a Google Meet link; send_updates true emails the guests; transparency is "busy" (default) or "free". ("attendees" is another name for attendees_emails.)',
     'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees_emails":["grace@example.com"],"create_meeting_room":true,"transparency":"busy","send_updates":true}',
   ].join(' '),
@@ -89,7 +90,7 @@ export const calendarCreateEvent = defineTool({
     const errors: FieldError[] = [];
     checkTimezone(i.timezone, errors);
     checkDateTime('start_datetime', i.start_datetime, i.timezone, errors);
-    checkRecurrence(i.recurrence, i.timezone, errors, { requireTimezone: true });
+    checkRecurrence(i.recurrence, errors);
     if (durationMinutes(i) < 1) {
       errors.push({
         path: '/event_duration_hour',
@@ -103,7 +104,13 @@ export const calendarCreateEvent = defineTool({
     const start = parseDateTime(i.start_datetime)!;
     const startMs = instantOf(start, i.timezone);
     const endMs = startMs + durationMinutes(i) * 60_000;
-    const zone = i.timezone === undefined ? {} : { timeZone: i.timezone };
+    const calendarId = i.calendar_id ?? 'primary';
+    // Google refuses a recurring event whose start names no zone; the specification leaves
+    // "timezone" optional, so the series repeats in the calendar's own zone.
+    const timeZone =
+      i.timezone ??
+      ((i.recurrence?.length ?? 0) > 0 ? await calendarTimeZone(client, calendarId) : undefined);
+    const zone = timeZone === undefined ? {} : { timeZone };
     const body: Record<string, unknown> = {
       ...eventBody(i),
       start: { dateTime: normalizeDateTime(start), ...zone },
@@ -112,7 +119,7 @@ export const calendarCreateEvent = defineTool({
     if (i.event_type !== undefined && i.event_type !== 'default') body.eventType = i.event_type;
     const res = await client.request<Record<string, unknown>>({
       method: 'POST',
-      path: eventsPath(i.calendar_id ?? 'primary'),
+      path: eventsPath(calendarId),
       query: writeQuery(i),
       json: body,
     });

@@ -4,6 +4,7 @@ import { type FieldError, Problem } from '../../errors/problem.js';
 import { defineTool } from '../types.js';
 import {
   calendarIdParam,
+  calendarTimeZone,
   checkInstants,
   checkTimezone,
   EVENT_TYPES,
@@ -194,15 +195,6 @@ function instantOfTime(time: EventTime | undefined, dayZone: string | undefined)
     return parsed ? instantOf(parsed, dayZone) : undefined;
   }
   return undefined;
-}
-
-/** The calendar's time zone, in which Google places all-day events on the time line. */
-async function calendarTimeZone(client: ProviderClient, calendarId: string): Promise<string | undefined> {
-  const res = await client.request<{ timeZone?: string }>({
-    method: 'GET',
-    path: `/calendar/v3/calendars/${encodeURIComponent(calendarId)}`,
-  });
-  return res.data.timeZone;
 }
 
 /** Why a single event lies outside [time_min, time_max): Google's overlap (ends after min, starts before max). */

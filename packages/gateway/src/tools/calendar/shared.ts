@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
+import type { ProviderClient } from '../../accounts/provider-client.js';
 import type { FieldError } from '../../errors/problem.js';
 import { instantOf, isIanaTimeZone, type ParsedDateTime, parseDateTime } from './time.js';
 
@@ -204,12 +205,7 @@ export function checkTimezone(value: string | undefined, errors: FieldError[]): 
 const RECURRENCE_LINE = /^(RRULE|EXRULE|RDATE|EXDATE)(;[^:]*)?:.+$/;
 const FREQ = /(^|;)FREQ=(SECONDLY|MINUTELY|HOURLY|DAILY|WEEKLY|MONTHLY|YEARLY)(;|$)/;
 
-export function checkRecurrence(
-  lines: string[] | undefined,
-  timezone: string | undefined,
-  errors: FieldError[],
-  options: { requireTimezone: boolean },
-): void {
+export function checkRecurrence(lines: string[] | undefined, errors: FieldError[]): void {
   if (lines === undefined) return;
   lines.forEach((line, i) => {
     if (!RECURRENCE_LINE.test(line)) {
@@ -224,13 +220,6 @@ export function checkRecurrence(
       });
     }
   });
-  if (options.requireTimezone && lines.length > 0 && timezone === undefined) {
-    errors.push({
-      path: '/timezone',
-      message:
-        'is required with "recurrence" (rule: a recurring event repeats in a named time zone, so Google needs "timezone" for it).',
-    });
-  }
 }
 
 export interface EventFields {
@@ -312,4 +301,19 @@ export function checkInstants<K extends string>(
     });
   }
   return out;
+}
+
+/**
+ * The calendar's own time zone: Google places all-day events on the time line in it, and a
+ * recurring event created without "timezone" repeats in it.
+ */
+export async function calendarTimeZone(
+  client: ProviderClient,
+  calendarId: string,
+): Promise<string | undefined> {
+  const res = await client.request<{ timeZone?: string }>({
+    method: 'GET',
+    path: `/calendar/v3/calendars/${encodeURIComponent(calendarId)}`,
+  });
+  return res.data.timeZone;
 }

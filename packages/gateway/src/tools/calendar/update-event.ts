@@ -172,7 +172,7 @@ export const calendarUpdateEvent = defineTool({
     checkTimezone(i.timezone, errors);
     const start = checkDateTime('start_datetime', i.start_datetime, i.timezone, errors);
     const end = checkDateTime('end_datetime', i.end_datetime, i.timezone, errors);
-    checkRecurrence(i.recurrence, i.timezone, errors, { requireTimezone: false });
+    checkRecurrence(i.recurrence, errors);
     if (i.end_datetime !== undefined && hasDuration(i)) {
       errors.push({
         path: '/end_datetime',

@@ -146,7 +146,8 @@ export function blockList(description: string) {
   return Type.Array(BlockInputSchema, { minItems: 1, maxItems: 100, description });
 }
 
-const TEXT_RULE = 'divider blocks take no text; every other block type requires text';
+const TEXT_RULE =
+  'divider blocks take no text (an empty one is ignored); every other block type requires text';
 
 /**
  * Rules for one block that the schema cannot say: text on every type but divider, `language` only
@@ -154,10 +155,11 @@ const TEXT_RULE = 'divider blocks take no text; every other block type requires 
  */
 export function checkBlock(block: Partial<BlockInput>, path: string): FieldError[] {
   const errors: FieldError[] = [];
-  if (block.type === 'divider' && block.text !== undefined) {
+  // The block shape has `text`, so a client filling every field sends "" on a divider: harmless.
+  if (block.type === 'divider' && block.text !== undefined && block.text !== '') {
     errors.push({
       path: `${path}/text`,
-      message: `must not be given for a divider (rule: ${TEXT_RULE}); remove it.`,
+      message: `must be empty or left out for a divider (rule: ${TEXT_RULE}); remove it.`,
     });
   }
   if (block.type !== 'divider' && block.text === undefined) {

@@ -89,7 +89,7 @@ Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "type": "code", "t
 export const notesPageContentAppend = defineTool({
   name: 'notes_page_content_append',
   provider: 'notion',
-  description: `Append blocks to the end of a Notion page or block ("block_id"), or after a given child ("after"). "blocks" is a list of {type, text, language?}; types (rule 2): paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, code, quote, callout, divider; also to_do (with "checked"). Rules: 1-100 blocks; a divider takes no text, every other type requires "text"; "language" only for code (default "plain text"); "checked" only for to_do. Returns the created blocks with their ids.
+  description: `Append blocks to the end of a Notion page or block ("block_id"), or after a given child ("after"). "blocks" is a list of {type, text, language?}; types (rule 2): paragraph, heading_1, heading_2, heading_3, bulleted_list_item, numbered_list_item, code, quote, callout, divider; also to_do (with "checked"). Rules: 1-100 blocks; a divider takes no text (an empty "text" is ignored), every other type requires "text"; "language" only for code (default "plain text"); "checked" only for to_do. Returns the created blocks with their ids.
 Alias: "page_id" for "block_id".
 Example: {"block_id": "9adbce3c-958d-4ca1-8679-b7b8efbfb488", "blocks": [{"type": "heading_2", "text": "Summary"}, {"type": "paragraph", "text": "All tasks done."}, {"type": "divider"}, {"type": "code", "text": "SELECT 1;", "language": "sql"}]}`,
   input: Type.Object(
