@@ -39,6 +39,7 @@ import type { ProviderDefinition } from './providers/catalog.js';
 import { PROXY_PREFIX } from './proxy/path.js';
 import { ProxyService } from './proxy/service.js';
 import { disabledSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
+import { SandboxState } from './sandbox/state.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
 import { countAccounts } from './store/accounts.js';
 import { findConnectionById } from './store/connections.js';
@@ -209,7 +210,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);
     // The sandbox is known before the services that use it; embedded emulators are mounted with the app.
-    const { sandbox, mount: mountSandbox } = configuredSandbox(config, logger);
+    const { sandbox, mount: mountSandbox } = configuredSandbox(
+      config,
+      logger,
+      new SandboxState(db, keyring, logger),
+    );
     const endpoints = (
       provider: ProviderDefinition,
       connection: ConnectionPlace,
@@ -510,6 +515,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
 function configuredSandbox(
   config: Config,
   logger: Logger,
+  state: SandboxState,
 ): { sandbox: Sandbox; mount?: (app: FastifyInstance) => Promise<void> } {
   if (!config.sandbox) return { sandbox: disabledSandbox() };
   if (config.sandboxUrl) return { sandbox: remoteSandbox(config.sandboxUrl) };
@@ -518,5 +524,6 @@ function configuredSandbox(
     tls: Boolean(config.tls),
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
+    state,
   });
 }

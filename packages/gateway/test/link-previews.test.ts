@@ -60,6 +60,39 @@ describe.each(BACKENDS)('links that survive previews, and branded pages, on $nam
     expect((await fetch(link, { method: 'POST', redirect: 'manual' })).status).toBe(410);
   });
 
+  it('the browser that pressed Continue may open the link again until it connects; a preview or another browser may not', async () => {
+    const { link, connected_account_id: id } = await newLink('resumed');
+    const first = await openLink(link);
+    expect(first.status).toBe(303);
+    const resume = first.headers.getSetCookie().find((c) => c.startsWith('portico_link='));
+    expect(resume).toMatch(/^portico_link=\w+; Path=\/connect\/[^;]+; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const cookie = browserCookie(first);
+
+    // The person stopped at the provider's consent page and clicks the link again.
+    const landing = await fetch(link, { headers: { cookie } });
+    expect(landing.status).toBe(200);
+    expect(await landing.text()).toContain('id="continue"');
+    const again = await fetch(link, { method: 'POST', redirect: 'manual', headers: { cookie } });
+    expect(again.status).toBe(303);
+
+    // A preview, another browser, or a made-up cookie still finds the link spent.
+    expect((await fetch(link)).status).toBe(410);
+    expect((await fetch(link, { method: 'POST', redirect: 'manual' })).status).toBe(410);
+    const forged = { cookie: 'portico_link=forged' };
+    expect((await fetch(link, { method: 'POST', redirect: 'manual', headers: forged })).status).toBe(410);
+
+    const callback = await submitConsent(again.headers.get('location')!, { decision: 'allow' });
+    const done = await fetch(callback, {
+      redirect: 'manual',
+      headers: { cookie: `${cookie}; ${browserCookie(again)}` },
+    });
+    expect(done.status).toBe(200);
+    expect(await accountOf(t, id)).toMatchObject({ status: 'ACTIVE' });
+    // Connected: the link is spent for that browser too.
+    expect((await fetch(link, { headers: { cookie } })).status).toBe(410);
+    expect((await fetch(link, { method: 'POST', redirect: 'manual', headers: { cookie } })).status).toBe(410);
+  });
+
   it('the environment’s name, logo, accent colour and support link are on every page', async () => {
     const bad = await t.api('/api/v1/environment', {
       method: 'PATCH',

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Counters, type CountersSnapshot } from './counters.js';
 import { type FaultSpec, FaultStore } from './faults.js';
 import { oauthEndpoints } from './oauth-routes.js';
-import { type GrantFilter, OAuthStore } from './oauth-store.js';
+import { type GrantFilter, type OAuthSnapshot, OAuthStore } from './oauth-store.js';
 import type { ModuleRuntime } from './runtime.js';
 import type {
   DefinitionCatalog,
@@ -72,11 +72,22 @@ export interface EmulatorControl {
   definitions(): string[];
   /** Refuses an API key (or a Basic password) of a definition from now on, until reset. */
   revokeApiKey(provider: string, key: string): void;
+  /** Every emulator's grants and live tokens, to keep across a restart. */
+  exportOAuth(): OAuthSnapshots;
+  /** Takes back what `exportOAuth` gave (emulators not running here are skipped). */
+  importOAuth(snapshots: OAuthSnapshots): void;
 }
+
+export type OAuthSnapshots = Partial<Record<EmulatorKey, OAuthSnapshot>>;
 
 export interface HostOptions {
   clock?: () => number;
   tokenTtlSeconds?: Partial<Record<EmulatorKey, number | null>>;
+  /**
+   * Called after each change to grants and tokens; its promise is awaited before a token response
+   * leaves, so a token handed out is one that a restart keeps.
+   */
+  onOAuthChange?: () => Promise<void>;
 }
 
 /** Client used by `issueToken` when the test names none. */
@@ -93,9 +104,11 @@ export class EmulatorHost {
   /** Prefix of the hosting Fastify scope, stripped from URLs to get paths within the emulator root. */
   routePrefix = '';
   readonly control: EmulatorControl;
+  private persisting: Promise<void> = Promise.resolve();
 
   constructor(modules: EmulatorModule[], options: HostOptions = {}) {
     this.clock = options.clock ?? Date.now;
+    const onOAuthChange = options.onOAuthChange;
     for (const module of modules) {
       if (this.runtimes.has(module.key)) throw new Error(`emulator ${module.key} listed twice`);
       const ttl =
@@ -103,6 +116,7 @@ export class EmulatorHost {
           ? (options.tokenTtlSeconds[module.key] ?? null)
           : module.oauth.accessTokenTtlSeconds;
       const store = new OAuthStore(module.oauth, this.clock, ttl);
+      if (onOAuthChange) store.onChange = () => (this.persisting = onOAuthChange());
       const runtime: ModuleRuntime = {
         module,
         store,
@@ -113,6 +127,11 @@ export class EmulatorHost {
       this.runtimes.set(module.key, runtime);
     }
     this.control = this.createControl();
+  }
+
+  /** Resolves once the latest change to grants and tokens is kept (at once without a keeper). */
+  persisted(): Promise<void> {
+    return this.persisting;
   }
 
   runtime(key: EmulatorKey): ModuleRuntime {
@@ -279,6 +298,16 @@ export class EmulatorHost {
       definitions: () => host.catalog('definitions').keys(),
       revokeApiKey(provider, key) {
         host.catalog('definitions').revokeKey(host.runtime('definitions').state, provider, key);
+      },
+      exportOAuth() {
+        const out: OAuthSnapshots = {};
+        for (const [key, runtime] of host.runtimes) out[key] = runtime.store.snapshot();
+        return out;
+      },
+      importOAuth(snapshots) {
+        for (const [key, snapshot] of Object.entries(snapshots) as [EmulatorKey, OAuthSnapshot][]) {
+          host.runtimes.get(key)?.store.restore(snapshot);
+        }
       },
     };
   }

@@ -41,6 +41,17 @@ export interface CreateGrantOptions {
 
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 
+/**
+ * What of an emulator's OAuth bookkeeping outlives its process (the gateway keeps it in its
+ * store): the grants, with their current refresh tokens, and the access tokens still in force.
+ * Clients are configuration the gateway registers again; codes live ten minutes; a rotated-out or
+ * expired token is then simply unknown, which the provider refuses alike.
+ */
+export interface OAuthSnapshot {
+  grants: Grant[];
+  accessTokens: AccessTokenRecord[];
+}
+
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
 }
@@ -66,6 +77,8 @@ export class OAuthStore {
   readonly issuedRefreshTokens = new Map<string, string>();
   readonly codes = new Map<string, AuthorizationCode>();
   private ttl: number | null;
+  /** Told of every change to grants and tokens (the host persists them). */
+  onChange: () => void = () => {};
   /** The control API set the lifetime: it then beats the profile's per-client lifetimes until reset. */
   private ttlSet = false;
 
@@ -96,6 +109,28 @@ export class OAuthStore {
     this.ttl = this.defaultTtl;
     this.ttlSet = false;
     if (opts.clients) this.clients.clear();
+    this.onChange();
+  }
+
+  snapshot(): OAuthSnapshot {
+    const now = this.clock();
+    return {
+      grants: [...this.grants.values()],
+      accessTokens: [...this.accessTokens.values()].filter(
+        (r) => !r.revoked && (r.expiresAt === null || r.expiresAt > now),
+      ),
+    };
+  }
+
+  /** Takes back a snapshot over whatever this store holds (at start, before any request). */
+  restore(snapshot: OAuthSnapshot): void {
+    for (const grant of snapshot.grants) {
+      this.grants.set(grant.id, grant);
+      if (grant.refreshToken === undefined) continue;
+      this.issuedRefreshTokens.set(grant.refreshToken, grant.id);
+      if (!grant.revoked) this.refreshTokens.set(grant.refreshToken, grant.id);
+    }
+    for (const record of snapshot.accessTokens) this.accessTokens.set(record.token, record);
   }
 
   /** The lifetime of the next access token of a grant: the profile's for its client, unless set here. */
@@ -143,6 +178,7 @@ export class OAuthStore {
     if (opts.authorizeParams) grant.authorizeParams = Object.freeze({ ...opts.authorizeParams });
     if (this.profile.refreshTokens !== 'none' && opts.refreshToken !== false) this.setRefreshToken(grant);
     this.grants.set(grant.id, grant);
+    this.onChange();
     return grant;
   }
 
@@ -153,6 +189,7 @@ export class OAuthStore {
     grant.refreshToken = token;
     this.refreshTokens.set(token, grant.id);
     this.issuedRefreshTokens.set(token, grant.id);
+    this.onChange();
     return token;
   }
 
@@ -168,6 +205,7 @@ export class OAuthStore {
       revoked: false,
     };
     this.accessTokens.set(record.token, record);
+    this.onChange();
     return record;
   }
 
@@ -212,6 +250,7 @@ export class OAuthStore {
     for (const record of this.accessTokens.values()) {
       if (record.grantId === grant.id) record.revoked = true;
     }
+    this.onChange();
   }
 
   /** Revokes the grant behind an access or refresh token; false when the token is unknown. */
@@ -244,6 +283,7 @@ export class OAuthStore {
         count++;
       }
     }
+    if (count > 0) this.onChange();
     return count;
   }
 

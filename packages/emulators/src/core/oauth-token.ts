@@ -90,6 +90,8 @@ export async function tokenRequest(
   if (!isIssue(issue)) return issue;
 
   host.counters.countGrant(module.key, issue.grantType, client.clientId);
+  // A restart must know the tokens this answer hands out (a rotated refresh token above all).
+  await host.persisted();
   return reply
     .header('cache-control', 'no-store')
     .header('pragma', 'no-cache')

@@ -18,6 +18,8 @@ export interface EmulatorsPluginOptions {
   /** Access-token lifetime per emulator; null = never expire. Default: each provider's. */
   tokenTtlSeconds?: Partial<Record<EmulatorKey, number | null>>;
   clock?: () => number;
+  /** Keeps grants and tokens across restarts: see HostOptions.onOAuthChange. */
+  onOAuthChange?: () => Promise<void>;
   /** Receives the in-process control handle once the emulators are set up. */
   onControl?: (control: EmulatorControl) => void;
 }
@@ -32,7 +34,11 @@ const DEFAULT_BODY_LIMIT = 16 * 1024 * 1024;
  */
 export const emulatorsPlugin: FastifyPluginAsync<EmulatorsPluginOptions> = async (app, opts) => {
   const modules = await loadEmulators(opts.modules);
-  const host = new EmulatorHost(modules, { clock: opts.clock, tokenTtlSeconds: opts.tokenTtlSeconds });
+  const host = new EmulatorHost(modules, {
+    clock: opts.clock,
+    tokenTtlSeconds: opts.tokenTtlSeconds,
+    ...(opts.onOAuthChange ? { onOAuthChange: opts.onOAuthChange } : {}),
+  });
   host.routePrefix = app.prefix;
   host.mountPrefix = (opts.mountPrefix ?? app.prefix).replace(/\/+$/, '');
   // A host app (the gateway) may already parse forms; a second parser for the same type would throw.

@@ -17,4 +17,6 @@ export interface ModuleRuntime {
 export interface OAuthHost {
   readonly clock: () => number;
   readonly counters: Counters;
+  /** Resolves once the latest change to grants and tokens is kept. */
+  persisted(): Promise<void>;
 }

@@ -29,6 +29,7 @@ import {
   type AuthorizationRequestRow,
   consumeAuthorizationRequest,
   consumeLink,
+  endLinkResume,
   findAuthorizationRequest,
   findLink,
   finishVerification,
@@ -129,9 +130,16 @@ interface FinishOutcome {
 }
 
 /** What a link opens: the provider's consent screen, or Portico's form for a key or password. */
+/**
+ * The cookie by which the browser that pressed a link's "Continue" may open it again (say after
+ * stopping at the provider's consent page), until it expires or succeeds; scoped to the link's
+ * own path, so it names that link only.
+ */
+export const RESUME_COOKIE = 'portico_link';
+
 export type StartOutcome =
-  | { kind: 'redirect'; location: string; binding: BrowserBinding }
-  | { kind: 'form'; form: CredentialFormPage; binding: BrowserBinding };
+  | { kind: 'redirect'; location: string; bindings: BrowserBinding[] }
+  | { kind: 'form'; form: CredentialFormPage; bindings: BrowserBinding[] };
 
 /** What the end user typed into the credential form. */
 export interface CredentialSubmission {
@@ -141,11 +149,11 @@ export interface CredentialSubmission {
   password?: string;
 }
 
-/** The cookie that binds one trip to the provider to the browser that opened the link. */
+/** A cookie that binds one trip to the provider (or the link) to the browser that opened the link. */
 export interface BrowserBinding {
   name: string;
   value: string;
-  /** The callback's path: the cookie goes nowhere else. */
+  /** The callback's path (or the link's): the cookie goes nowhere else. */
   path: string;
   maxAgeSeconds: number;
   secure: boolean;
@@ -203,9 +211,13 @@ export class AuthorizationService {
    * GET /connect/{token}: claims the link and returns the provider's authorize URL, with the cookie
    * that binds the trip to this browser (checked at the callback).
    */
-  async start(token: string): Promise<StartOutcome> {
+  async start(token: string, resumeCookie?: string): Promise<StartOutcome> {
     const tokenHash = hashToken(token);
-    const link = await consumeLink(this.deps.db, tokenHash);
+    const resume = randomBase62(32);
+    const link = await consumeLink(this.deps.db, tokenHash, {
+      fresh: hashToken(resume),
+      presented: resumeCookie ? hashToken(resumeCookie) : undefined,
+    });
     if (!link) throw await this.unusableLink(tokenHash);
     const account = await findAccount(this.deps.db, link.account_id);
     if (!account)
@@ -231,6 +243,7 @@ export class AuthorizationService {
       browser_hash: hashToken(binding),
       user_verify_url: link.user_verify_url,
       expires_at: new Date(Date.now() + this.deps.requestTtlSeconds * 1000),
+      link_hash: tokenHash,
     });
     const redirectUri = this.deps.connections.redirectUri(connection.id);
     const browser: BrowserBinding = {
@@ -240,8 +253,24 @@ export class AuthorizationService {
       maxAgeSeconds: this.deps.requestTtlSeconds,
       secure: redirectUri.startsWith('https:'),
     };
+    // A resuming browser keeps the cookie it has; the first one gets the link's binding.
+    const linkBinding: BrowserBinding | undefined =
+      link.resume_hash === hashToken(resume)
+        ? {
+            name: RESUME_COOKIE,
+            value: resume,
+            path: `/connect/${encodeURIComponent(token)}`,
+            maxAgeSeconds: Math.max(1, Math.ceil((link.expires_at.getTime() - Date.now()) / 1000)),
+            secure: browser.secure,
+          }
+        : undefined;
+    const bindings = linkBinding ? [browser, linkBinding] : [browser];
     if (!provider.oauth) {
-      return { kind: 'form', form: await this.credentialForm(provider, connection, state), binding: browser };
+      return {
+        kind: 'form',
+        form: await this.credentialForm(provider, connection, state),
+        bindings,
+      };
     }
     const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection), {
       clientId: connection.client_id,
@@ -250,7 +279,7 @@ export class AuthorizationService {
       state,
       ...(pkce ? { codeChallenge: pkce.challenge } : {}),
     });
-    return { kind: 'redirect', location, binding: browser };
+    return { kind: 'redirect', location, bindings };
   }
 
   /**
@@ -261,10 +290,13 @@ export class AuthorizationService {
   async landing(
     token: string,
     action: string,
+    resumeCookie?: string,
   ): Promise<{ page: LandingPage; formTarget: string | undefined }> {
     const tokenHash = hashToken(token);
     const link = await findLink(this.deps.db, tokenHash);
-    if (!link || link.used_at || link.expires_at.getTime() <= Date.now())
+    const resumable =
+      link?.resume_hash != null && resumeCookie !== undefined && hashToken(resumeCookie) === link.resume_hash;
+    if (!link || (link.used_at && !resumable) || link.expires_at.getTime() <= Date.now())
       throw await this.unusableLink(tokenHash);
     const account = await findAccount(this.deps.db, link.account_id);
     if (!account)
@@ -302,7 +334,7 @@ export class AuthorizationService {
       'link_invalid',
       'This link can no longer be used',
       known.used_at
-        ? 'It has already been used. Authorization links work once; if you did not finish connecting, go back to the application and ask it for a new link.'
+        ? 'It has already been used. Only the browser that first pressed Continue can open it again, until the connection succeeds; if you did not finish connecting, go back to the application and ask it for a new link.'
         : 'It has expired. Go back to the application and ask it for a new authorization link.',
       410,
     );
@@ -572,6 +604,8 @@ export class AuthorizationService {
     account: AccountWithConnection,
     outcome: FinishOutcome,
   ): Promise<CallbackOutcome> {
+    if (outcome.status === 'success' && request.link_hash)
+      await endLinkResume(this.deps.db, request.link_hash);
     const url =
       request.redirect_url &&
       (await this.redirectTo(account.environment_id, account.id, request.redirect_url, {

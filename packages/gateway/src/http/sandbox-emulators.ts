@@ -11,6 +11,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { emulatorOf, grantFilter, SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
+import type { SandboxState } from '../sandbox/state.js';
 import { REQUEST_ID_LOG_LABEL, ROUTER_OPTIONS } from './app.js';
 import { answerError, registerProblemHandlers } from './errors.js';
 
@@ -21,6 +22,8 @@ export interface EmbeddedSandboxOptions {
   logger: Logger;
   /** The gateway's body limit, for emulator routes that set none of their own. */
   bodyLimitBytes: number;
+  /** Where the emulators' grants and tokens outlive a restart. */
+  state: SandboxState;
 }
 
 /**
@@ -139,6 +142,7 @@ export function embeddedSandbox(options: EmbeddedSandboxOptions): {
     app.addHook('onClose', async () => {
       const built = await emulators?.catch(() => undefined);
       await built?.app.close();
+      await options.state.idle();
     });
     if (!options.tls) return;
     app.addHook('onReady', async () => {
@@ -193,11 +197,18 @@ async function buildEmulators(
     done();
   });
   let control: EmulatorControl | undefined;
+  const saved = await options.state.load();
   await app.register(emulatorsPlugin, {
     prefix: SANDBOX_PREFIX,
     mountPrefix: SANDBOX_PREFIX,
     control: false,
+    onOAuthChange: async () => {
+      const c = control;
+      if (c) await options.state.save(() => c.exportOAuth());
+    },
     onControl: (c) => {
+      // Before any request: the tokens issued before a restart are known again.
+      if (saved) c.importOAuth(saved);
       control = c;
     },
   });

@@ -15,6 +15,7 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'webhook_endpoints', column: 'secret' },
   { table: 'webhook_endpoints', column: 'previous_secret' },
   { table: 'authorization_requests', column: 'pending_tokens' },
+  { table: 'sandbox_state', column: 'state' },
 ];
 
 export const CONNECTION_CLIENT_SECRET = SEALED_COLUMNS[0]!;
@@ -24,3 +25,4 @@ export const REQUEST_CODE_VERIFIER = SEALED_COLUMNS[3]!;
 export const WEBHOOK_SECRET = SEALED_COLUMNS[4]!;
 export const WEBHOOK_PREVIOUS_SECRET = SEALED_COLUMNS[5]!;
 export const REQUEST_PENDING_TOKENS = SEALED_COLUMNS[6]!;
+export const SANDBOX_STATE = SEALED_COLUMNS[7]!;

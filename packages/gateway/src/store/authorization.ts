@@ -9,9 +9,14 @@ export interface LinkRow {
   user_verify_url: string | null;
   expires_at: Date;
   used_at: Date | null;
+  /** Hash of the resume cookie of the browser that first started the trip (cleared on success). */
+  resume_hash: string | null;
 }
 
-export async function insertLink(db: Queryable, row: Omit<LinkRow, 'used_at'>): Promise<void> {
+export async function insertLink(
+  db: Queryable,
+  row: Omit<LinkRow, 'used_at' | 'resume_hash'>,
+): Promise<void> {
   await db.query(
     `INSERT INTO authorization_links (token_hash, account_id, redirect_url, caller_state, user_verify_url, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -19,14 +24,28 @@ export async function insertLink(db: Queryable, row: Omit<LinkRow, 'used_at'>): 
   );
 }
 
-/** Marks the link used, atomically; undefined when it is unknown, used or expired. */
-export async function consumeLink(db: Queryable, tokenHash: string): Promise<LinkRow | undefined> {
+/**
+ * Marks the link used, atomically, binding it to `resume.fresh` (the hash of a new resume cookie);
+ * a used link is taken again only with `resume.presented` matching its binding. Undefined when it
+ * is unknown, expired, or used and not resumable by this browser.
+ */
+export async function consumeLink(
+  db: Queryable,
+  tokenHash: string,
+  resume: { fresh: string; presented: string | undefined },
+): Promise<LinkRow | undefined> {
   const rows = await db.query<LinkRow>(
-    `UPDATE authorization_links SET used_at = now()
-     WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING *`,
-    [tokenHash],
+    `UPDATE authorization_links SET used_at = now(), resume_hash = COALESCE(resume_hash, $2)
+     WHERE token_hash = $1 AND expires_at > now()
+       AND (used_at IS NULL OR (resume_hash IS NOT NULL AND resume_hash = $3)) RETURNING *`,
+    [tokenHash, resume.fresh, resume.presented ?? null],
   );
   return rows[0];
+}
+
+/** An authorization begun from the link succeeded: no browser may start it again. */
+export async function endLinkResume(db: Queryable, tokenHash: string): Promise<void> {
+  await db.query('UPDATE authorization_links SET resume_hash = NULL WHERE token_hash = $1', [tokenHash]);
 }
 
 export async function findLink(db: Queryable, tokenHash: string): Promise<LinkRow | undefined> {
@@ -49,6 +68,8 @@ export interface AuthorizationRequestRow {
   expires_at: Date;
   used_at: Date | null;
   verified_at: Date | null;
+  /** The link the trip was started from (to end its resume on success). */
+  link_hash: string | null;
 }
 
 export async function insertAuthorizationRequest(
@@ -58,8 +79,8 @@ export async function insertAuthorizationRequest(
   await db.query(
     `INSERT INTO authorization_requests
        (id, state_hash, account_id, connection_id, code_verifier, redirect_url, caller_state, browser_hash,
-        user_verify_url, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        user_verify_url, expires_at, link_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       row.id,
       row.state_hash,
@@ -71,6 +92,7 @@ export async function insertAuthorizationRequest(
       row.browser_hash,
       row.user_verify_url,
       row.expires_at,
+      row.link_hash,
     ],
   );
 }

@@ -643,4 +643,28 @@ CREATE INDEX IF NOT EXISTS executions_environment_errors ON executions (environm
   WHERE status = 'error';
 `,
   },
+  {
+    version: 24,
+    name: 'sandbox-state',
+    sql: `
+-- The embedded sandbox emulators' grants and tokens, so a restart keeps every sandbox account
+-- refreshable (they lived only in memory). One sealed JSON document per emulator set.
+CREATE TABLE sandbox_state (
+  id         text PRIMARY KEY,
+  state      text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+  {
+    version: 25,
+    name: 'link-resume',
+    sql: `
+-- A link's first "Continue" spends it for everyone but the browser that pressed it: that browser
+-- holds a cookie whose hash is resume_hash and may start the trip again until the link expires or
+-- an authorization begun from it succeeds (which clears resume_hash through the request's link_hash).
+ALTER TABLE authorization_links ADD COLUMN resume_hash text;
+ALTER TABLE authorization_requests ADD COLUMN link_hash text;
+`,
+  },
 ];

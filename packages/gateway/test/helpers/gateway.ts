@@ -44,7 +44,11 @@ export interface TestGateway {
 export async function startTestGateway(
   backend: Backend,
   env: Record<string, string> = {},
-  options: { awaitSandbox?: boolean } = {},
+  options: {
+    awaitSandbox?: boolean;
+    /** A store that is not fresh has no bootstrap client: the client made on it before. */
+    client?: { client_id: string; client_secret: string };
+  } = {},
 ): Promise<TestGateway> {
   const lines: string[] = [];
   const sink = new Writable({
@@ -87,7 +91,7 @@ export async function startTestGateway(
   const address = await gateway.listen();
   // Tests reach into the emulators (sandbox.control), which start at their first use.
   if (options.awaitSandbox !== false) await gateway.sandbox.ready?.();
-  const client = gateway.bootstrapClient;
+  const client = options.client ?? gateway.bootstrapClient;
   if (!client) throw new Error('a fresh store must bootstrap a client');
   let cached: string | undefined;
   const api: TestGateway['api'] = async (path, init = {}) => {

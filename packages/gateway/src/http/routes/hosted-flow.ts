@@ -7,11 +7,12 @@ import {
   renderLanding,
   renderPage,
 } from '../../authorization/pages.js';
-import type {
-  AuthorizationService,
-  BrowserBinding,
-  CallbackOutcome,
-  CredentialSubmission,
+import {
+  type AuthorizationService,
+  type BrowserBinding,
+  type CallbackOutcome,
+  type CredentialSubmission,
+  RESUME_COOKIE,
 } from '../../authorization/service.js';
 import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
@@ -106,6 +107,7 @@ export async function hostedFlowRoutes(
       const { page: landing, formTarget } = await authorization.landing(
         req.params.token,
         `/connect/${encodeURIComponent(req.params.token)}`,
+        parseCookies(req.headers.cookie)[RESUME_COOKIE],
       );
       const policy = contentSecurityPolicy(
         "default-src 'none'",
@@ -127,8 +129,11 @@ export async function hostedFlowRoutes(
 
   app.post<{ Params: { token: string } }>('/connect/:token', { bodyLimit: 1024 }, async (req, reply) => {
     try {
-      const started = await authorization.start(req.params.token);
-      reply.header('set-cookie', bindingCookie(started.binding));
+      const started = await authorization.start(
+        req.params.token,
+        parseCookies(req.headers.cookie)[RESUME_COOKIE],
+      );
+      reply.header('set-cookie', started.bindings.map(bindingCookie));
       if (started.kind === 'form') return formPage(reply, started.form);
       // 303: the browser follows a POST's answer with a GET, as the provider's authorize endpoint expects.
       return reply
