@@ -175,7 +175,11 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
       expect(cookie).toContain('HttpOnly');
       expect(cookie).toContain('SameSite=Lax');
       const second = await trip();
-      const forged = browserCookie(second.start).replace(/=\w+$/, '=the-victims-own-value');
+      // The trip's binding cookie, with another value (the link's resume cookie is not the trip's).
+      const forged = second.start.headers
+        .getSetCookie()[0]!
+        .split(';')[0]!
+        .replace(/=\w+$/, '=the-victims-own-value');
       for (const [{ id, callback }, headers] of [
         [first, {}],
         [second, { cookie: forged }],
