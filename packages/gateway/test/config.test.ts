@@ -24,6 +24,8 @@ describe('configuration', () => {
     expect(config.accessTokenTtlSeconds).toBe(3600);
     // JSON bodies are held for a replay after a 401; file uploads stream.
     expect(config.proxyReplayLimitBytes).toBe(65_536);
+    // On unless turned off (the test gateways turn it off; its own suites turn it back on).
+    expect(config.rateGovernor).toBe(true);
   });
 
   it('normalises the public URL', () => {

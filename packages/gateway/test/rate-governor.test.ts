@@ -82,7 +82,7 @@ describe.each(BACKENDS)('a burst against HubSpot’s documented limit on $name',
   const ID = 'burst-user';
 
   beforeAll(async () => {
-    t = await startTestGateway(backend);
+    t = await startTestGateway(backend, { PORTICO_RATE_GOVERNOR: 'true' });
     // A portal of its own per store: the sandbox's HubSpot outlives each gateway of this file.
     const userId = backend.name === 'pglite' ? '71000002' : '71000003';
     await sandboxAccount(t, { provider: 'hubspot', identifier: ID, userId });

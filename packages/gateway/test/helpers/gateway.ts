@@ -66,6 +66,10 @@ export async function startTestGateway(
     PORTICO_MASTER_KEY: generateMasterKey(),
     PORTICO_LOG_LEVEL: 'info',
     PORTICO_DATA_DIR: '/nonexistent-portico-test-dir',
+    // The governor holds each account to its provider's documented rate (Notion's three calls a
+    // second): a file of Notion tool calls spent most of its minute waiting for turns. The suites
+    // of the governor itself turn it on (PORTICO_RATE_GOVERNOR: 'true'); the default is config's.
+    PORTICO_RATE_GOVERNOR: 'false',
     // "{port}" in a value is the port the gateway will listen on.
     ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{port}', String(port))])),
   });
