@@ -46,6 +46,10 @@ export interface Config {
   linkTtlSeconds: number;
   /** Origins or URL prefixes a link's redirect_url must match (empty: any http(s) URL). */
   redirectUrlAllowlist: string[];
+  /** Browser origins that may call /mcp and read the MCP OAuth metadata (PORTICO_MCP_ALLOWED_ORIGINS). */
+  mcpAllowedOrigins: string[];
+  /** Most tools one MCP tools/list page carries (PORTICO_MCP_PAGE_SIZE). */
+  mcpPageSize: number;
   /** Lifetime of one trip to the provider's consent screen (state + PKCE verifier). */
   authRequestTtlSeconds: number;
   /** How long recorded events are kept (PORTICO_EVENT_RETENTION_DAYS). */
@@ -130,6 +134,10 @@ export const CONFIG_VARIABLES = {
   PORTICO_LINK_TTL: 'Lifetime of authorization links in seconds (60–604800). Default 3600.',
   PORTICO_REDIRECT_URL_ALLOWLIST:
     'Comma-separated origins or URL prefixes that authorization links may send the browser back to. Default: any http(s) URL.',
+  PORTICO_MCP_ALLOWED_ORIGINS:
+    "Comma-separated browser origins allowed to call /mcp (others get 403) and to read its OAuth metadata across origins. Default: the public URL's origin and loopback (localhost, 127.0.0.1, [::1]) on any port.",
+  PORTICO_MCP_PAGE_SIZE:
+    'Most tools one MCP tools/list page carries before a nextCursor (1–1000). Default 100.',
   PORTICO_UPSTREAM_CONNECT_TIMEOUT_MS: 'Time to connect to a provider. Default 10000.',
   PORTICO_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: 'Time for a provider to start answering. Default 60000.',
   PORTICO_UPSTREAM_IDLE_TIMEOUT_MS: 'Longest pause while a body streams either way. Default 60000.',
@@ -292,6 +300,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     })
     .filter(Boolean);
 
+  const mcpAllowedOrigins = (env.PORTICO_MCP_ALLOWED_ORIGINS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      try {
+        const url = new URL(entry);
+        if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !/^https?:\/\/[^/]+\/?$/.test(entry))
+          throw new Error('not an origin');
+        return url.origin;
+      } catch {
+        problems.push(
+          `PORTICO_MCP_ALLOWED_ORIGINS entry "${entry}" is not an http(s) origin; e.g. https://agent.example.com (scheme, host and port, no path).`,
+        );
+        return '';
+      }
+    })
+    .filter(Boolean);
+
   let publicUrl = env.PORTICO_PUBLIC_URL?.trim() || `http://localhost:${port || 8080}`;
   try {
     const url = new URL(publicUrl);
@@ -380,6 +407,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxUrl,
     linkTtlSeconds,
     redirectUrlAllowlist,
+    mcpAllowedOrigins,
+    mcpPageSize: int('PORTICO_MCP_PAGE_SIZE', 100, 1, 1000),
     authRequestTtlSeconds,
     eventRetentionDays,
     executionRetentionDays,

@@ -32,6 +32,7 @@ import { listenProxyOrigin, type ProxyOrigin } from './http/proxy-origin.js';
 import { embeddedSandbox } from './http/sandbox-emulators.js';
 import { PORTICO_VERSION } from './http/version.js';
 import { createLogger } from './logging/logger.js';
+import { originPolicy } from './mcp/origins.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
 import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
@@ -368,6 +369,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       proxyReplayLimitBytes: config.proxyReplayLimitBytes,
       tls: config.tls,
       secureCookies: config.publicUrl.startsWith('https:'),
+      mcp: {
+        origins: originPolicy(config.publicUrl, config.mcpAllowedOrigins),
+        pageSize: config.mcpPageSize,
+      },
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       services: {
         readiness: db,

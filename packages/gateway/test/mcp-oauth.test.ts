@@ -265,7 +265,9 @@ describe.each(BACKENDS)('MCP OAuth ($name)', (backend) => {
     });
     expect(unauthenticated.status).toBe(401);
     const challenge = unauthenticated.headers.get('www-authenticate')!;
-    expect(challenge).toMatch(/^Bearer realm="portico", error="invalid_token"/);
+    // No credential at all: no error code (RFC 6750 §3.1), and the scope to ask for.
+    expect(challenge).toMatch(/^Bearer realm="portico", scope="mcp"/);
+    expect(challenge).not.toContain('error=');
     expect(challenge).toContain(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
 
     const resource = {

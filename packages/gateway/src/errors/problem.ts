@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   unsupported_grant_type: { status: 400, title: 'Unsupported grant type' },
   invalid_credentials: { status: 401, title: 'Wrong username or password' },
   csrf_failed: { status: 403, title: 'CSRF token missing or wrong' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   admin_exists: { status: 409, title: 'Admin account already exists' },
   last_admin: { status: 409, title: 'The last admin cannot be removed' },
   client_not_found: { status: 404, title: 'Gateway client not found' },

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import type { Database } from '../store/db.js';
 import { type EventRow, findEvent, listEvents, pruneEvents } from '../store/events.js';
+import { EVENTS_CHANNEL } from './outbox.js';
 import { EVENT_TYPES, type EventType, type EventView } from './types.js';
 
 export const ListEventsQuery = Type.Object(
@@ -68,6 +69,11 @@ export class EventService {
       has_more: rows.length > limit,
       next_after: page.at(-1)?.id ?? query.after ?? null,
     };
+  }
+
+  /** Calls `handler` after any process commits events (it reads what changed itself). */
+  onRecorded(handler: () => void): Promise<void> {
+    return this.db.listen(EVENTS_CHANNEL, handler);
   }
 
   /** Removes events past the retention period (PORTICO_EVENT_RETENTION_DAYS); safe on every replica. */

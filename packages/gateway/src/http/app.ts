@@ -29,6 +29,7 @@ import type { ExecutionService } from '../executions/service.js';
 import type { GrpcDeps } from '../grpc/server.js';
 import type { GuardrailService } from '../guardrails/service.js';
 import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
+import type { OriginPolicy } from '../mcp/origins.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/service.js';
@@ -131,6 +132,8 @@ export interface AppOptions {
   tls?: { cert: string; key: string } | undefined;
   /** Session cookies get the Secure attribute (the public URL is https). */
   secureCookies: boolean;
+  /** Browser origins allowed at /mcp, and the size of its list pages. */
+  mcp: { origins: OriginPolicy; pageSize: number };
   /** Bearer token guarding GET /metrics; without it /metrics is not served here. */
   metricsToken?: string;
   /** Mounts extra plugins at the root (the sandbox emulators). */
@@ -579,10 +582,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       { prefix: '/api/v1' },
     );
-    await own.register(mcpOAuthRoutes, { oauth: services.mcpOAuth });
+    await own.register(mcpOAuthRoutes, { oauth: services.mcpOAuth, origins: options.mcp.origins });
     await own.register(mcpEndpointRoutes, {
       tokens: services.mcpTokens,
       oauth: services.mcpOAuth,
+      origins: options.mcp.origins,
+      events: services.events,
       accessTokens: services.tokens,
       clients: services.clients,
       server: {
@@ -592,6 +597,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         authorization: services.authorization,
         logger: options.logger,
         version: PORTICO_VERSION,
+        pageSize: options.mcp.pageSize,
       },
     });
   });

@@ -2,7 +2,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
+  RequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
@@ -15,6 +18,8 @@ import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider, getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { ExecuteRequest, ToolEngine } from '../tools/engine.js';
+import { DEFAULT_PAGE_SIZE, page } from './pagination.js';
+import { modelFacingTool, TOOL_OUTPUT_SCHEMA } from './tool-definitions.js';
 
 /** The one tool that is not a provider tool: it lets an agent ask its user to connect an account. */
 export const AUTHORIZE_TOOL = 'portico_authorize';
@@ -28,7 +33,16 @@ export interface McpServerDeps {
   authorization: AuthorizationService;
   logger: Logger;
   version: string;
+  /** Most tools one tools/list page carries (PORTICO_MCP_PAGE_SIZE). */
+  pageSize?: number;
 }
+
+/**
+ * tools/call as the SDK routes it, with params left to the SDK's own check: registered with the
+ * strict schema, a malformed call fails that schema's parse before the check and answers -32603
+ * (internal error) instead of the -32602 (invalid params) the specification names.
+ */
+const CallToolRoute = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
 /**
  * One end user's MCP server: the tools of the providers they have connected (within the scope's
@@ -39,24 +53,28 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
   const server = new Server(
     { name: 'portico', version: deps.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: { listChanged: true } },
       instructions: `Tools act in third-party apps as the end user "${scope.identifier}". If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
     },
   );
   const view = new ScopeView(deps, scope);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const active = await view.activeAccounts();
     const providers = new Set(active.map((a) => a.provider));
     const tools = deps.engine
       .list()
       .filter((t) => providers.has(t.provider) && view.allowsTool(t.name))
-      .map((t) => deps.engine.describe(t.name, 'mcp') as unknown as Tool);
-    return { tools: [...tools, authorizeTool(await view.connections()), RUN_APPROVED] };
+      .map((t) => modelFacingTool(deps.engine, t));
+    // Portico's own tools first, so a client that reads only the first page can still connect accounts.
+    const all = [authorizeTool(await view.connections()), RUN_APPROVED, ...tools];
+    const { items, nextCursor } = page(all, request.params?.cursor, deps.pageSize ?? DEFAULT_PAGE_SIZE);
+    return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = request.params;
+  server.setRequestHandler(CallToolRoute, async (request): Promise<CallToolResult> => {
+    const { name, arguments: args = {} } = (request as unknown as { params: CallToolParams }).params;
+    if (name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) refuseUnknownTool(deps.engine, name);
     try {
       if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
       const caller = { id: `mcp:${scope.identifier}` };
@@ -82,6 +100,26 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
   return server;
 }
 
+type CallToolParams = { name: string; arguments?: Record<string, unknown> };
+
+/**
+ * A tool no server offers is a protocol error (-32602, as the specification's example has it), not
+ * a failed call: nothing ran, so nothing is recorded. The suggestion travels in the error's data.
+ */
+function refuseUnknownTool(engine: ToolEngine, name: string): void {
+  try {
+    engine.describe(name);
+  } catch (error) {
+    if (!(error instanceof Problem) || error.code !== 'unknown_tool') throw error;
+    const suggestion = error.options.extensions?.did_you_mean;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${name}.${suggestion ? ` Did you mean "${String(suggestion)}"?` : ''} Call tools/list for the tools this server offers.`,
+      { code: 'unknown_tool', ...(suggestion ? { did_you_mean: suggestion } : {}) },
+    );
+  }
+}
+
 /** The problem as the model reads it: code and detail first, then what it needs to fix the call. */
 function problemText(problem: Problem, requestId: string): string {
   const { type: _type, title: _title, status: _status, ...body } = problem.toBody(requestId);
@@ -101,6 +139,7 @@ const RUN_APPROVED: Tool = {
     required: ['approval_id', 'tool_name'],
     additionalProperties: false,
   },
+  outputSchema: TOOL_OUTPUT_SCHEMA,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
 };
 
@@ -135,6 +174,16 @@ function approvedCall(view: ScopeView, identifier: string, args: Record<string, 
   return { tool_name: toolName, identifier, approval_id: approvalId };
 }
 
+const AUTHORIZE_OUTPUT_SCHEMA: NonNullable<Tool['outputSchema']> = {
+  type: 'object',
+  properties: {
+    link: { type: 'string', description: 'The URL the user opens to connect their account.' },
+    expires_at: { type: 'string', description: 'When the link stops working (RFC 3339).' },
+  },
+  required: ['link', 'expires_at'],
+  additionalProperties: true,
+};
+
 function authorizeTool(connections: ConnectionRow[]): Tool {
   const names = connections.map((c) => c.name);
   return {
@@ -152,6 +201,7 @@ function authorizeTool(connections: ConnectionRow[]): Tool {
       required: ['connection_name'],
       additionalProperties: false,
     },
+    outputSchema: AUTHORIZE_OUTPUT_SCHEMA,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   };
 }
@@ -270,4 +320,13 @@ class ScopeView {
       `Several connected accounts can run ${toolName}: ${active.map((a) => a.connection_name).join(', ')}. Mint a token limited to one of these connections.`,
     );
   }
+}
+
+/**
+ * What a scope's tool list depends on besides the catalog: the providers of its user's active
+ * accounts. An open event stream compares it to tell its client the list changed.
+ */
+export async function toolListState(deps: McpServerDeps, scope: McpScope): Promise<string> {
+  const accounts = await new ScopeView(deps, scope).activeAccounts();
+  return [...new Set(accounts.map((a) => a.provider))].sort().join(',');
 }

@@ -20,6 +20,7 @@ PROBLEM_CODES = {
     "unsupported_grant_type": (400, "Unsupported grant type", False),
     "invalid_credentials": (401, "Wrong username or password", False),
     "csrf_failed": (403, "CSRF token missing or wrong", False),
+    "origin_not_allowed": (403, "Origin not allowed", False),
     "admin_exists": (409, "Admin account already exists", False),
     "last_admin": (409, "The last admin cannot be removed", False),
     "client_not_found": (404, "Gateway client not found", False),
@@ -164,6 +165,12 @@ class CsrfFailedError(PorticoError):
     """CSRF token missing or wrong (`csrf_failed`, 403)."""
 
     problem_code = "csrf_failed"
+
+
+class OriginNotAllowedError(PorticoError):
+    """Origin not allowed (`origin_not_allowed`, 403)."""
+
+    problem_code = "origin_not_allowed"
 
 
 class AdminExistsError(PorticoError):
@@ -535,6 +542,7 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "unsupported_grant_type": UnsupportedGrantTypeError,
     "invalid_credentials": InvalidCredentialsError,
     "csrf_failed": CsrfFailedError,
+    "origin_not_allowed": OriginNotAllowedError,
     "admin_exists": AdminExistsError,
     "last_admin": LastAdminError,
     "client_not_found": ClientNotFoundError,
@@ -613,6 +621,7 @@ __all__ = [
     "UnsupportedGrantTypeError",
     "InvalidCredentialsError",
     "CsrfFailedError",
+    "OriginNotAllowedError",
     "AdminExistsError",
     "LastAdminError",
     "ClientNotFoundError",

@@ -18,6 +18,7 @@ export const PROBLEM_CODES = {
   unsupported_grant_type: { status: 400, retryable: false },
   invalid_credentials: { status: 401, retryable: false },
   csrf_failed: { status: 403, retryable: false },
+  origin_not_allowed: { status: 403, retryable: false },
   admin_exists: { status: 409, retryable: false },
   last_admin: { status: 409, retryable: false },
   client_not_found: { status: 404, retryable: false },

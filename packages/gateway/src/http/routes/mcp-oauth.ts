@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApproveInput, type McpOAuthService, OAuthError } from '../../auth/mcp-oauth.js';
+import type { OriginPolicy } from '../../mcp/origins.js';
 import { toProblem } from '../errors.js';
+import { browserAccess, preflightRoutes } from '../mcp-browser-access.js';
 
 const PUBLIC = { security: [] };
 
@@ -145,8 +147,21 @@ const FORM = ['application/x-www-form-urlencoded'];
  * (RFC 8414), and the authorization server's endpoints under /mcp/oauth. Those endpoints answer
  * errors as OAuth clients expect them (RFC 6749 §5.2 JSON), not as problems.
  */
-export async function mcpOAuthRoutes(app: FastifyInstance, opts: { oauth: McpOAuthService }): Promise<void> {
+export async function mcpOAuthRoutes(
+  app: FastifyInstance,
+  opts: { oauth: McpOAuthService; origins: OriginPolicy },
+): Promise<void> {
   const { oauth } = opts;
+  // Browser-based MCP clients discover and get tokens across origins: CORS for allowed origins only.
+  app.addHook('onRequest', browserAccess(opts.origins, { refuseForeign: false }));
+  preflightRoutes(app, [
+    '/.well-known/oauth-protected-resource',
+    '/.well-known/oauth-protected-resource/mcp',
+    '/.well-known/oauth-protected-resource/mcp/e/:environment_id',
+    '/.well-known/oauth-authorization-server',
+    '/mcp/oauth/register',
+    '/mcp/oauth/token',
+  ]);
   const resourceMetadata = (environmentId?: string) => async (_req: FastifyRequest, reply: FastifyReply) =>
     reply
       .header('cache-control', 'public, max-age=300')

@@ -1,9 +1,10 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Grant, requireScope } from '../../auth/access.js';
 import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
-import type { McpOAuthService } from '../../auth/mcp-oauth.js';
+import { MCP_SCOPE, type McpOAuthService } from '../../auth/mcp-oauth.js';
 import {
   MCP_TOKEN_PREFIX,
   type McpScope,
@@ -11,9 +12,13 @@ import {
   type MintInput,
 } from '../../auth/mcp-tokens.js';
 import { Problem } from '../../errors/problem.js';
+import type { EventService } from '../../events/service.js';
+import { jsonRpcFault, UnparseableBody } from '../../mcp/jsonrpc.js';
+import { ToolListChanges } from '../../mcp/list-changes.js';
+import type { OriginPolicy } from '../../mcp/origins.js';
 import type { McpServerDeps } from '../../mcp/server.js';
 import { bearerAuthentication } from '../authenticate.js';
-import { sendProblem } from '../errors.js';
+import { browserAccess, preflightRoutes } from '../mcp-browser-access.js';
 
 const MintBody = Type.Object(
   {
@@ -108,6 +113,7 @@ const MCP_BEARER = new RegExp(`^Bearer\\s+(${MCP_TOKEN_PREFIX}[A-Za-z0-9]+)\\s*$
  * with OAuth), or the gateway token plus the end user's `identifier` header. /mcp/e/{environment_id}
  * is the same server for one environment's tokens only: the resource its OAuth clients use when
  * /mcp cannot tell their environment (see auth/mcp-oauth.ts). A 401 names the resource's metadata.
+ * Browsers are let in from allowed origins only (see mcp/origins.ts).
  */
 export async function mcpEndpointRoutes(
   app: FastifyInstance,
@@ -117,10 +123,28 @@ export async function mcpEndpointRoutes(
     accessTokens: AccessTokenIssuer;
     clients: ClientStatusCache;
     oauth: McpOAuthService;
+    origins: OriginPolicy;
+    events: EventService;
   },
 ): Promise<void> {
+  app.addHook('onRequest', browserAccess(opts.origins, { refuseForeign: true }));
+  preflightRoutes(app, ['/mcp', '/mcp/e/:environment_id']);
+  // Unparseable JSON is the protocol's -32700 to answer, not the HTTP problem other routes send.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, JSON.parse(body as string));
+    } catch (error) {
+      done(null, new UnparseableBody((error as Error).message));
+    }
+  });
+
+  const changes = new ToolListChanges(opts.server.logger);
+  await opts.events.onRecorded(() => changes.wake());
+
   const gatewayAuthentication = bearerAuthentication(opts.accessTokens, opts.clients);
   app.addHook('onRequest', (req, reply, next) => {
+    if (req.method === 'OPTIONS') return next();
     const environmentId = (req.params as { environment_id?: string }).environment_id;
     const done = (error?: Error) => {
       if (!error && environmentId && req.mcpScope?.environmentId !== environmentId) {
@@ -132,7 +156,8 @@ export async function mcpEndpointRoutes(
         environmentId && /^[A-Za-z0-9_]{1,64}$/.test(environmentId) ? environmentId : undefined;
       next(error && withResourceMetadata(error, opts.oauth.resourceMetadataUrl(resource)));
     };
-    const minted = MCP_BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (req.headers.authorization === undefined) return done(noCredential());
+    const minted = MCP_BEARER.exec(req.headers.authorization)?.[1];
     if (!minted) {
       gatewayAuthentication(req, reply, (error) => {
         if (error) return done(error);
@@ -163,7 +188,22 @@ export async function mcpEndpointRoutes(
     }, done);
   });
 
+  /** The request as the SDK's web-standard transport reads it. */
+  const webRequest = (req: FastifyRequest, signal?: AbortSignal) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === 'string') headers.set(name, value);
+    }
+    return new Request(`http://localhost${req.url}`, {
+      method: req.method,
+      headers,
+      ...(signal ? { signal } : {}),
+    });
+  };
+
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const fault = jsonRpcFault(req.body);
+    if (fault) return reply.code(fault.status).type('application/json').send(fault.body);
     const scope = req.mcpScope!;
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -173,14 +213,7 @@ export async function mcpEndpointRoutes(
     const server = createMcpServer(opts.server, scope, req.id);
     try {
       await server.connect(transport);
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string') headers.set(name, value);
-      }
-      const response = await transport.handleRequest(
-        new Request(`http://localhost${req.url}`, { method: req.method, headers }),
-        { parsedBody: req.body },
-      );
+      const response = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
       reply.code(response.status);
       response.headers.forEach((value, name) => {
         reply.header(name, value);
@@ -190,33 +223,79 @@ export async function mcpEndpointRoutes(
       await server.close();
     }
   };
-  app.post('/mcp', handler);
-  // Stateless Streamable HTTP: no stream of server-initiated messages to open with GET and no
-  // session to end with DELETE, so both are 405 as the transport specifies (the SDK's transport
-  // would hold a GET open as an event stream that never carries anything).
-  const onlyPost = async (req: FastifyRequest, reply: FastifyReply) =>
-    sendProblem(
-      reply,
-      new Problem(
-        'method_not_allowed',
-        `This MCP server is stateless: it offers no event stream and no session to end; send JSON-RPC messages with POST, not ${req.method}.`,
-        { headers: { allow: 'POST' } },
-      ),
+
+  /**
+   * GET opens the stream of server-initiated messages: Portico sends notifications/tools/list_changed
+   * on it whenever the user's tool list changes (an account authorized, disconnected or expired),
+   * so clients that cache the list see new tools without polling.
+   */
+  const stream = async (req: FastifyRequest, reply: FastifyReply) => {
+    const scope = req.mcpScope!;
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer, toolListState }] =
+      await loadMcp();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const server = createMcpServer(opts.server, scope, req.id);
+    await server.connect(transport);
+    const response = await transport.handleRequest(webRequest(req));
+    if (response.status !== 200 || !response.body) {
+      await server.close();
+      reply.code(response.status);
+      response.headers.forEach((value, name) => {
+        reply.header(name, value);
+      });
+      return reply.send(Buffer.from(await response.arrayBuffer()));
+    }
+    const stop = await changes.watch(
+      () => toolListState(opts.server, scope),
+      () => {
+        server.sendToolListChanged().catch(() => {});
+      },
     );
-  app.get('/mcp', onlyPost);
-  app.delete('/mcp', onlyPost);
+    const close = () => {
+      stop();
+      server.close().catch(() => {});
+    };
+    req.raw.once('close', close);
+    reply.code(200);
+    response.headers.forEach((value, name) => {
+      reply.header(name, value);
+    });
+    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream));
+  };
+
+  // No sessions (stateless): DELETE has nothing to end, and says so with 204 rather than an error,
+  // so clients that end their session on close see it succeed.
+  const endSession = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).send();
+
+  app.post('/mcp', handler);
+  app.get('/mcp', stream);
+  app.delete('/mcp', endSession);
   const environment = {
     schema: { params: Type.Object({ environment_id: Type.String({ maxLength: 64 }) }) },
   };
   app.post('/mcp/e/:environment_id', environment, handler);
-  app.get('/mcp/e/:environment_id', environment, onlyPost);
-  app.delete('/mcp/e/:environment_id', environment, onlyPost);
+  app.get('/mcp/e/:environment_id', environment, stream);
+  app.delete('/mcp/e/:environment_id', environment, endSession);
+}
+
+/**
+ * The 401 for a request without any credential: no error code (RFC 6750 §3.1: the client did not
+ * try), the scope an MCP client asks its authorization server for, and the two ways to get a token.
+ */
+function noCredential(): Problem {
+  return new Problem(
+    'unauthenticated',
+    'This MCP server needs a bearer token: an MCP client gets one with OAuth from the authorization server named in the protected resource metadata (see WWW-Authenticate), or the application mints one per user with POST /api/v1/mcp/tokens.',
+    { headers: { 'www-authenticate': `Bearer realm="portico", scope="${MCP_SCOPE}"` } },
+  );
 }
 
 /** A 401 that also names the protected resource metadata (RFC 9728 §5.1), for MCP clients doing OAuth. */
 function withResourceMetadata(error: Error, metadataUrl: string): Error {
   if (!(error instanceof Problem) || error.status !== 401) return error;
-  const challenge = error.options.headers?.['www-authenticate'] ?? 'Bearer realm="portico"';
+  let challenge = error.options.headers?.['www-authenticate'] ?? 'Bearer realm="portico"';
+  // Which scope to ask for (MCP authorization, scope selection): the client need not guess.
+  if (!/\bscope=/.test(challenge)) challenge = `${challenge}, scope="${MCP_SCOPE}"`;
   return new Problem(error.code, error.detail, {
     ...error.options,
     headers: {
