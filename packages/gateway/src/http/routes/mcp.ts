@@ -256,11 +256,21 @@ export async function mcpEndpointRoutes(
       server.close().catch(() => {});
     };
     req.raw.once('close', close);
-    reply.code(200);
+    // Written by hand so the headers leave at once: the stream may carry nothing for hours, and a
+    // client waits for the headers to know its stream is open.
+    reply.hijack();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (typeof value === 'string') headers[name] = value;
+    }
     response.headers.forEach((value, name) => {
-      reply.header(name, value);
+      headers[name] = value;
     });
-    return reply.send(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream));
+    reply.raw.writeHead(200, headers);
+    reply.raw.flushHeaders();
+    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream)
+      .on('error', () => reply.raw.destroy())
+      .pipe(reply.raw);
   };
 
   // No sessions (stateless): DELETE has nothing to end, and says so with 204 rather than an error,
