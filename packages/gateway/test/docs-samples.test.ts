@@ -170,14 +170,18 @@ function substitute(
   let out = code;
   // Values the reader copies from a browser's address bar (an auth_request_id after a consent).
   for (const [placeholder, value] of seen) out = out.replaceAll(placeholder, value);
-  return out
-    .replaceAll('http://localhost:8080', t.url)
-    .replaceAll('localhost:8080', host)
-    .replaceAll('http://localhost:8081', `http://127.0.0.1:${proxyPort}`)
-    .replaceAll('localhost:8081', `127.0.0.1:${proxyPort}`)
-    .replaceAll('localhost:3000', `127.0.0.1:${receiverPort}`)
-    .replaceAll('cli_…', t.clientId)
-    .replaceAll('pcs_…', t.clientSecret);
+  return (
+    out
+      .replaceAll('http://localhost:8080', t.url)
+      .replaceAll('localhost:8080', host)
+      .replaceAll('http://localhost:8081', `http://127.0.0.1:${proxyPort}`)
+      .replaceAll('localhost:8081', `127.0.0.1:${proxyPort}`)
+      .replaceAll('localhost:3000', `127.0.0.1:${receiverPort}`)
+      .replaceAll('cli_…', t.clientId)
+      .replaceAll('pcs_…', t.clientSecret)
+      // The reader's clone of Portico: this checkout.
+      .replaceAll('~/portico', ROOT.replace(/\/$/, ''))
+  );
 }
 
 interface Ran {
@@ -357,6 +361,36 @@ describe('documentation samples', () => {
         }
       }
     }
+  });
+
+  // A reader pastes the SDK guide into a TypeScript project: it must type-check as strictly as one.
+  it('type-checks the SDK guide’s TypeScript under --strict', () => {
+    const page = parsed.find((p) => p.file === 'docs/interfaces/sdk.md')!;
+    const dir = path.join(WORK, 'tsc-strict');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const samples = page.blocks
+      .filter((b) => b.lang === 'ts' || b.lang === 'typescript')
+      .map((b, i) => {
+        const file = path.join(dir, `sample-${i}.mts`);
+        writeFileSync(file, b.code);
+        return file;
+      });
+    expect(samples.length).toBeGreaterThan(0);
+    const program = ts.createProgram(samples, {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    rmSync(dir, { recursive: true, force: true });
+    expect(problems).toEqual([]);
   });
 
   const tools = spawnSync('bash', ['-c', 'command -v curl && command -v jq'], { encoding: 'utf8' });
