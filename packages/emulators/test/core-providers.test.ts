@@ -48,6 +48,13 @@ const PROVIDERS: Record<
     notFoundStatus: 404,
     notFound: (body) => expect(body).toMatchObject({ error: { code: 'not_found' } }),
   },
+  // PKCE S256 and the resource indicator are required, as the MCP authorization specification says.
+  mcp: {
+    authorize: (base) =>
+      `${base}/oauth/authorize?scope=notes%3Aread&code_challenge=${'E'.repeat(43)}&code_challenge_method=S256&resource=${encodeURIComponent(`${base}/dcr/mcp`)}`,
+    notFoundStatus: 404,
+    notFound: (body) => expect(body).toMatchObject({ error: 'not_found' }),
+  },
 };
 
 describe('every provider emulator hosted together', () => {

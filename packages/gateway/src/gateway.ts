@@ -50,6 +50,7 @@ import { migrate } from './store/migrate.js';
 import { specificationTools } from './tools/catalog.js';
 import { ToolEngine } from './tools/engine.js';
 import { ToolRegistry } from './tools/registry.js';
+import { RemoteMcpTools } from './tools/remote-mcp/source.js';
 import type { Tracing } from './tracing/tracing.js';
 import { UpstreamHttp } from './upstream/http.js';
 import { WebhookService } from './webhooks/service.js';
@@ -325,6 +326,14 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       links: new ApprovalLinkSigner(keyring),
     });
     await guardrails.start();
+    const remoteMcpTools = new RemoteMcpTools({
+      db,
+      accountTokens,
+      http,
+      governor: config.rateGovernor ? governor : undefined,
+      logger,
+    });
+    registry.register(remoteMcpTools);
     const engine = new ToolEngine({
       executions,
       logger,
@@ -334,6 +343,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       guard: guardrails,
       governor: config.rateGovernor ? governor : undefined,
       tracing,
+      environmentTools: remoteMcpTools,
     });
     const proxy = new ProxyService({
       accountTokens,

@@ -199,6 +199,7 @@ export class EmulatorHost {
         return randomBytes(bytes).toString('hex');
       },
       client: (clientId) => store.clients.get(clientId),
+      registerClient: (client) => store.registerClient(client),
       serveOAuth: (profile) => oauthEndpoints(runtime(), host, profile),
     };
     return ctx;

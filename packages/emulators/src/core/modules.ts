@@ -6,6 +6,7 @@ export const EMULATOR_KEYS: readonly EmulatorKey[] = [
   'hubspot',
   'microsoft',
   'definitions',
+  'mcp',
 ];
 
 /**
@@ -18,6 +19,7 @@ export const emulatorLoaders: Record<EmulatorKey, () => Promise<EmulatorModule>>
   hubspot: async () => (await import('../providers/hubspot/index.js')).hubspotEmulator as EmulatorModule,
   microsoft: async () =>
     (await import('../providers/microsoft/index.js')).microsoftEmulator as EmulatorModule,
+  mcp: async () => (await import('../providers/mcp/index.js')).mcpEmulator as EmulatorModule,
   // A new module per host: the definitions it is given are that host's.
   definitions: async () =>
     (await import('../providers/definitions/index.js')).createDefinitionsEmulator() as EmulatorModule,

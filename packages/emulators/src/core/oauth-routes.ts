@@ -11,6 +11,7 @@ const PROVIDER_NAMES: Record<EmulatorKey, string> = {
   hubspot: 'HubSpot',
   microsoft: 'Microsoft',
   definitions: 'Provider',
+  mcp: 'Remote MCP server',
 };
 
 function providerName(runtime: ModuleRuntime): string {

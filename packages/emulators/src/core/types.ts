@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
  * Emulator keys: one path prefix each. Google serves Calendar, Drive, Sheets and Docs; definitions
  * plays any provider from its JSON definition, one OAuth server per definition.
  */
-export type EmulatorKey = 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions';
+export type EmulatorKey = 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions' | 'mcp';
 
 /** A person who can sign in at an emulated provider. Each has their own data. */
 export interface EmulatedUser {
@@ -252,6 +252,8 @@ export interface ProviderContext {
   randomId(bytes?: number): string;
   /** The registered client of that id (the definitions emulator asks which definition a token's client serves). */
   client(clientId: string): RegisteredClient | undefined;
+  /** Registers a client from the provider's own registration endpoint (RFC 7591, the MCP emulator). */
+  registerClient(client: RegisteredClient): void;
   /**
    * The core's OAuth endpoints answering with another profile than the module's, for a module that
    * plays several providers and routes their requests itself (definitions). Requests must carry

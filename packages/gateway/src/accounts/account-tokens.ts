@@ -451,6 +451,7 @@ export class AccountTokens {
           sandbox: account.sandbox,
           tenant: account.tenant,
           parameters: account.connection_parameters,
+          mcp_server: account.mcp_server,
         },
         provider,
       ),

@@ -48,6 +48,11 @@ export class ProviderClient {
     return this.credential.provider;
   }
 
+  /** The account the calls act for (a remote MCP server's session is kept per account). */
+  get accountId() {
+    return this.credential.accountId;
+  }
+
   async request<T = unknown>(req: ProviderRequest): Promise<ProviderResponse<T>> {
     const exchange = await sendAsEndUser(this.deps, this.credential, (credential) =>
       this.upstreamRequest(credential, req),
@@ -79,6 +84,45 @@ export class ProviderClient {
       throw upstreamProblem(this.credential.provider, response.statusCode, data, response.headers);
     }
     return { status: response.statusCode, headers: response.headers, data: data as T };
+  }
+
+  /**
+   * A POST whose answer the caller reads itself (a remote MCP server's JSON-RPC, answered as JSON or
+   * as an event stream): the credential, the one refresh after a 401 and the governor as for
+   * `request`, without its JSON-only headers and error mapping. `url` is absolute (the server's
+   * endpoint); only the caller's headers go with the credential.
+   */
+  async exchange(req: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+  }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+    const exchange = await sendAsEndUser(this.deps, this.credential, () => {
+      this.calls++;
+      const url = new URL(req.url);
+      const named: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) named[name.toLowerCase()] = value;
+      delete named.authorization;
+      return {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST' as const,
+        headers: Object.entries(named).flat(),
+        body: req.body,
+      };
+    });
+    if (exchange.credential !== this.credential) this.tokenRefreshed = true;
+    this.credential = exchange.credential;
+    const { response } = exchange;
+    this.lastStatus = response.statusCode;
+    this.retries += (response.attempts ?? 1) - 1;
+    const text = (await readBody(response.body)).toString('utf8');
+    return { status: response.statusCode, headers: response.headers, text };
+  }
+
+  /** The endpoints the current credential resolves to (a remote MCP server's URL among them). */
+  get endpoints() {
+    return this.credential.endpoints;
   }
 
   private upstreamRequest(credential: Credential, req: ProviderRequest) {

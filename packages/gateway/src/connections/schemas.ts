@@ -71,6 +71,24 @@ export const ConnectionView = Type.Object({
   tenant: Type.Union([Type.String(), Type.Null()]),
   parameters: Type.Record(Type.String(), Type.String()),
   display_name: Type.Union([Type.String(), Type.Null()]),
+  mcp_server: Type.Optional(
+    Type.Object(
+      {
+        url: Type.String(),
+        resource: Type.String(),
+        issuer: Type.String(),
+        registration: Type.Union([
+          Type.Literal('client_id_metadata_document'),
+          Type.Literal('dynamic'),
+          Type.Literal('pre_registered'),
+        ]),
+      },
+      {
+        description:
+          'A remote MCP server: where Portico found its authorization server, and how it registered.',
+      },
+    ),
+  ),
   created_at: Type.String(),
   updated_at: Type.String(),
 });

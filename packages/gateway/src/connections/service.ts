@@ -1,5 +1,6 @@
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
+import { fillTemplate } from '../oauth/endpoints.js';
 import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { CONNECTION_CLIENT_SECRET as SECRET_COLUMN } from '../secrets/sealed-columns.js';
@@ -14,6 +15,7 @@ import {
 } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import { connectMcpServer } from './mcp-server.js';
 import type { ProviderCatalogService } from './providers.js';
 import type {
   ConnectionView,
@@ -64,6 +66,16 @@ export class ConnectionService {
       tenant: row.tenant,
       parameters: row.parameters ?? {},
       display_name: row.display_name,
+      ...(row.mcp_server
+        ? {
+            mcp_server: {
+              url: row.mcp_server.url,
+              resource: row.mcp_server.resource,
+              issuer: row.mcp_server.issuer,
+              registration: row.mcp_server.registration,
+            },
+          }
+        : {}),
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at.toISOString(),
     };
@@ -84,7 +96,31 @@ export class ConnectionService {
     const provider = await this.deps.providers.resolve(environmentId, body.provider, '/provider');
     let clientId = body.client_id;
     let clientSecret = body.client_secret;
-    if (!provider.oauth) {
+    const id = newId('conn');
+    let mcpServer: ConnectionRow['mcp_server'] = null;
+    let scopes = body.scopes;
+    if (provider.mcp) {
+      if (sandbox) {
+        throw new Problem(
+          'invalid_input',
+          `${provider.displayName} is a remote MCP server, which the sandbox does not play yet; create the connection without "sandbox" (the emulators package serves emulated MCP servers to name by URL in a custom provider).`,
+          { errors: [{ path: '/sandbox', message: 'not available for remote MCP servers' }] },
+        );
+      }
+      const parameters = checkParameters(provider, body.tenant, body.parameters, true);
+      const connected = await connectMcpServer(provider, {
+        url: fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
+        redirectUri: this.redirectUri(id),
+        clientName: body.display_name ?? `Portico (${body.name})`,
+        ...(clientId !== undefined ? { clientId } : {}),
+        ...(clientSecret !== undefined ? { clientSecret } : {}),
+        ...(scopes !== undefined ? { scopes } : {}),
+      });
+      clientId = connected.clientId;
+      clientSecret = connected.clientSecret;
+      scopes = connected.scopes;
+      mcpServer = connected.server;
+    } else if (!provider.oauth) {
       // The end user brings the credential (an API key, a password): there is no client to register.
       const given = (['client_id', 'client_secret', 'scopes'] as const).filter((f) => body[f] !== undefined);
       if (given.length) {
@@ -113,7 +149,6 @@ export class ConnectionService {
       );
     }
     const parameters = checkParameters(provider, body.tenant, body.parameters, true);
-    const id = newId('conn');
     const { db } = this.deps;
     const row = await db.transaction(async (tx) => {
       const inserted = await insertConnection(tx, {
@@ -123,11 +158,12 @@ export class ConnectionService {
         provider: body.provider,
         client_id: clientId!,
         client_secret: this.deps.keyring.seal(clientSecret!, { ...SECRET_COLUMN, rowId: id }),
-        scopes: body.scopes ?? provider.oauth?.defaultScopes ?? [],
+        scopes: scopes ?? provider.oauth?.defaultScopes ?? [],
         sandbox,
         tenant: body.tenant ?? null,
         parameters,
         display_name: body.display_name ?? null,
+        mcp_server: mcpServer,
       });
       if (inserted) await this.recordChange(tx, 'connection.created', inserted);
       return inserted;

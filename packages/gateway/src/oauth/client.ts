@@ -97,6 +97,7 @@ export function buildAuthorizationUrl(
     url.searchParams.set('code_challenge_method', 'S256');
   }
   for (const [key, value] of Object.entries(oauth.extraAuthorizeParams)) url.searchParams.set(key, value);
+  if (endpoints.resource) url.searchParams.set('resource', endpoints.resource);
   return url.toString();
 }
 
@@ -140,10 +141,15 @@ async function tokenRequest(
 ): Promise<TokenResponse> {
   const oauth = oauthOf(provider);
   const headers: Record<string, string> = { ...traceHeaders, accept: 'application/json' };
+  // RFC 8707: a token bound to one resource (a remote MCP server) names it at every grant.
+  if (endpoints.resource) params = { ...params, resource: endpoints.resource };
   const fields =
     oauth.clientAuth === 'client_secret_basic'
       ? params
-      : { ...params, client_id: client.clientId, client_secret: client.clientSecret };
+      : client.clientSecret === ''
+        ? // A public client (registered without a secret) identifies itself only.
+          { ...params, client_id: client.clientId }
+        : { ...params, client_id: client.clientId, client_secret: client.clientSecret };
   if (oauth.clientAuth === 'client_secret_basic') headers.authorization = basicAuth(client);
   let body: string;
   if (oauth.tokenBody === 'json') {

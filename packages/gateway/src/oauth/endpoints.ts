@@ -12,6 +12,13 @@ export interface ProviderEndpoints {
   /** The API base as the provider's own links name it, where it differs (the sandbox's public base). */
   apiLinkBaseUrl?: string;
   userInfoUrl?: string;
+  /** A remote MCP server's endpoint, where the provider is one. */
+  mcpUrl?: string;
+  /**
+   * The resource indicator (RFC 8707) every authorization and token request names: a remote MCP
+   * server's, whose tokens are bound to it.
+   */
+  resource?: string;
 }
 
 /** What of a connection decides where its provider is: the sandbox and its parameter values. */
@@ -21,6 +28,14 @@ export interface ConnectionPlace {
   tenant?: string | null;
   /** Values of the definition's connection parameters. */
   parameters?: Record<string, string> | null;
+  /** A remote MCP server's authorization facts, discovered when the connection was created. */
+  mcp_server?: {
+    url: string;
+    resource: string;
+    authorization_endpoint: string;
+    token_endpoint: string;
+    revocation_endpoint?: string;
+  } | null;
 }
 
 export interface SandboxLocation {
@@ -82,13 +97,23 @@ export function resolveEndpoints(
 ): ProviderEndpoints {
   const fill = (url: string) => fillTemplate(provider, url, place, accountMetadata);
   const oauth = provider.oauth;
-  const real: ProviderEndpoints = {
-    authorizeUrl: oauth ? fill(oauth.authorizeUrl) : '',
-    tokenUrl: oauth ? fill(oauth.tokenUrl) : '',
-    ...(oauth?.revocation ? { revocationUrl: fill(oauth.revocation.url) } : {}),
-    apiBaseUrl: fill(provider.api.baseUrl),
-    ...(provider.userInfo ? { userInfoUrl: fill(provider.userInfo.url) } : {}),
-  };
+  const mcp = provider.mcp ? place.mcp_server : undefined;
+  const real: ProviderEndpoints = mcp
+    ? {
+        // A remote MCP server's authorization server is discovered, never written in the definition.
+        authorizeUrl: mcp.authorization_endpoint,
+        tokenUrl: mcp.token_endpoint,
+        apiBaseUrl: fill(provider.api.baseUrl),
+        mcpUrl: mcp.url,
+        resource: mcp.resource,
+      }
+    : {
+        authorizeUrl: oauth ? fill(oauth.authorizeUrl) : '',
+        tokenUrl: oauth ? fill(oauth.tokenUrl) : '',
+        ...(oauth?.revocation ? { revocationUrl: fill(oauth.revocation.url) } : {}),
+        apiBaseUrl: fill(provider.api.baseUrl),
+        ...(provider.userInfo ? { userInfoUrl: fill(provider.userInfo.url) } : {}),
+      };
   if (!sandbox) return real;
   const emulator = emulatorPath(provider);
   const internal = (url: string) => sandboxUrl(url, sandbox.internalBase, emulator);

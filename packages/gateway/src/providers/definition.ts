@@ -19,7 +19,7 @@ export interface DefinitionJson {
   category?: string;
   docs_url?: string;
   auth: {
-    kind: 'oauth2' | 'api_key' | 'basic';
+    kind: 'oauth2' | 'api_key' | 'basic' | 'mcp';
     [field: string]: unknown;
   };
   api: {
@@ -46,6 +46,7 @@ export interface DefinitionJson {
   setup?: ProviderDefinition['setup'];
   tool_prefix?: string;
   sandbox?: { emulator?: 'notion' | 'google' | 'hubspot' | 'microsoft' };
+  mcp?: { url: string; transport?: 'streamable_http' | 'sse'; checked?: string };
 }
 
 /** A validated JSON object, read without a type per field. */
@@ -99,6 +100,13 @@ function semanticErrors(json: DefinitionJson, builtIn: boolean): FieldError[] {
     const revocation = auth.revocation as { url?: string } | undefined;
     placeholders('/auth/revocation/url', revocation?.url, connectionNames, ['token', 'client_id']);
   }
+  if ((auth.kind === 'mcp') !== (json.mcp !== undefined))
+    errors.push(
+      auth.kind === 'mcp'
+        ? { path: '/mcp', message: "is required when auth.kind is mcp: give the server's url" }
+        : { path: '/auth/kind', message: 'must be mcp for a remote MCP server (a definition with mcp)' },
+    );
+  placeholders('/mcp/url', json.mcp?.url, connectionNames);
   placeholders('/api/base_url', json.api.base_url, names);
   placeholders('/user_info/url', json.user_info?.url, names);
   const value = json.api.credential?.value ?? '{token}';
@@ -194,7 +202,15 @@ function build(json: DefinitionJson, source: Record<string, unknown>, builtIn: b
     emulator: json.sandbox?.emulator ?? 'definitions',
     source: Object.freeze(structuredClone(source)),
   };
-  if (auth.kind === 'oauth2') {
+  if (auth.kind === 'mcp') {
+    definition.auth = 'oauth2';
+    definition.mcp = {
+      url: json.mcp!.url,
+      transport: json.mcp!.transport ?? 'streamable_http',
+      registration: auth.registration ?? ['client_id_metadata_document', 'dynamic', 'pre_registered'],
+    };
+    definition.oauth = mcpOAuthFacts(auth);
+  } else if (auth.kind === 'oauth2') {
     const response = auth.token_response ?? {};
     const refresh = auth.refresh ?? {};
     definition.oauth = {
@@ -244,6 +260,35 @@ function build(json: DefinitionJson, source: Record<string, unknown>, builtIn: b
     };
   }
   return definition;
+}
+
+/**
+ * The fixed OAuth facts of a remote MCP server: OAuth 2.1 as the MCP authorization specification
+ * profiles it. Its endpoints are discovered per connection (connections keep them), so the
+ * definition's URLs stay empty; PKCE S256 is always sent.
+ */
+function mcpOAuthFacts(auth: Loose): NonNullable<ProviderDefinition['oauth']> {
+  return {
+    authorizeUrl: '',
+    tokenUrl: '',
+    clientAuth: 'client_secret_post',
+    tokenBody: 'form',
+    pkce: true,
+    scopeSeparator: ' ',
+    scopeParameter: 'scope',
+    defaultScopes: auth.default_scopes ?? [],
+    requiredScopes: [],
+    extraAuthorizeParams: {},
+    tokenResponse: {
+      accessToken: 'access_token',
+      refreshToken: 'refresh_token',
+      expiresIn: 'expires_in',
+      scope: 'scope',
+      tokenType: 'token_type',
+    },
+    refreshRotates: auth.refresh?.rotates ?? true,
+    refreshMarginSeconds: auth.refresh?.margin_seconds ?? 300,
+  };
 }
 
 /** The declared reading of error bodies: the first message found, and any rule that matches. */

@@ -25,7 +25,65 @@ function table(head: string[], rows: string[][]): string {
 
 const code = (v: string) => `\`${v}\``;
 
+const REGISTRATION_NAMES = {
+  client_id_metadata_document: 'client ID metadata document',
+  dynamic: 'dynamic client registration (RFC 7591)',
+  pre_registered: 'a client the operator registers at the vendor',
+} as const;
+
+/** A remote MCP server's page: where it is, how Portico registers there, what its tools are called. */
+function mcpServerPage(p: ProviderDefinition, mcp: NonNullable<ProviderDefinition['mcp']>): string {
+  const checked = (p.source.mcp as { checked?: string } | undefined)?.checked;
+  const preRegistered = mcp.registration.length === 1 && mcp.registration[0] === 'pre_registered';
+  const body: Record<string, unknown> = { name: p.key.replaceAll('_', '-'), provider: p.key };
+  if (preRegistered) Object.assign(body, { client_id: '…', client_secret: '…' });
+  return [
+    `# ${p.displayName}`,
+    '',
+    `<!-- Generated from packages/gateway/providers/${p.key}.json by npm run docs:providers; do not edit. -->`,
+    '',
+    table(
+      ['Key', 'Category', 'Authentication', 'Checked against'],
+      [
+        [
+          code(p.key),
+          p.kind,
+          'Remote MCP server: OAuth 2.1 per end user, discovered',
+          p.docsUrl ? `[${p.docsUrl}](${p.docsUrl})` : '—',
+        ],
+      ],
+    ),
+    '',
+    table(
+      ['MCP server', 'Transport', 'Client registration'],
+      [
+        [
+          code(mcp.url),
+          mcp.transport === 'sse' ? 'HTTP+SSE (older)' : 'Streamable HTTP',
+          mcp.registration.map((r) => REGISTRATION_NAMES[r]).join(', '),
+        ],
+      ],
+    ),
+    '',
+    ...(checked ? [`What was checked: ${checked}`, ''] : []),
+    '## Register at the provider',
+    '',
+    ...p.setup.steps.map((step, i) => `${i + 1}. ${step.replaceAll('{redirect_uri}', 'the redirect URI')}`),
+    '',
+    '## Create a connection',
+    '',
+    '```bash',
+    `curl -s localhost:8080/api/v1/connections -H "Authorization: Bearer $TOKEN" \\`,
+    `  -H 'content-type: application/json' -d '${JSON.stringify(body)}'`,
+    '```',
+    '',
+    "Portico reads the server's 401, its protected-resource metadata and its authorization server's metadata when the connection is created, and registers there; each end user then authorizes through the connection's authorization link (PKCE S256, the server named as the resource). See [Remote MCP servers](../guides/remote-mcp-servers.md) for the tool names and the lifecycle.",
+    '',
+  ].join('\n');
+}
+
 export function providerPage(p: ProviderDefinition): string {
+  if (p.mcp) return mcpServerPage(p, p.mcp);
   const out: string[] = [];
   out.push(`# ${p.displayName}`, '');
   out.push(
@@ -203,8 +261,8 @@ export function providerIndex(providers: ProviderDefinition[]): string {
         `[${p.displayName}](${p.key}.md)`,
         code(p.key),
         p.kind,
-        AUTH_NAMES[p.auth],
-        p.toolPrefix ? code(`${p.toolPrefix}_*`) : 'proxy',
+        p.mcp ? 'Remote MCP server (OAuth 2.1, discovered)' : AUTH_NAMES[p.auth],
+        p.toolPrefix ? code(`${p.toolPrefix}_*`) : p.mcp ? "the server's, `{connection}__{tool}`" : 'proxy',
       ]),
     ),
     '',

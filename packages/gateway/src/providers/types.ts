@@ -44,8 +44,18 @@ export interface ProviderDefinition {
   setup: ProviderSetup;
   /** The emulator that plays this provider in sandbox mode ('definitions' plays it from the definition). */
   emulator: 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions';
+  /** A remote MCP server: its tools are the connection's (auth is OAuth, discovered per connection). */
+  mcp?: McpServerFacts;
   /** The definition as written (JSON), for the API, the docs and the definitions emulator. */
   source: Readonly<Record<string, unknown>>;
+}
+
+export interface McpServerFacts {
+  /** The MCP endpoint, possibly with `{parameter}` placeholders filled per connection. */
+  url: string;
+  transport: 'streamable_http' | 'sse';
+  /** The client registrations its authorization server takes, in Portico's order of preference. */
+  registration: Array<'client_id_metadata_document' | 'dynamic' | 'pre_registered'>;
 }
 
 export type AuthKind = 'oauth2' | 'api_key' | 'basic';

@@ -1,3 +1,4 @@
+import type { McpServerRecord } from './connections.js';
 import type { Queryable } from './db.js';
 import { newId } from './ids.js';
 
@@ -34,10 +35,12 @@ export interface AccountWithConnection extends AccountRow {
   /** The connection's place at the provider: its tenant and parameter values. */
   tenant: string | null;
   connection_parameters: Record<string, string> | null;
+  /** A remote MCP server's discovered authorization facts (null for other providers). */
+  mcp_server: McpServerRecord | null;
 }
 
 const SELECT_WITH_CONNECTION = `
-  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters
+  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters, c.mcp_server
   FROM connected_accounts a JOIN connections c ON c.id = a.connection_id`;
 
 /**
@@ -248,7 +251,7 @@ export async function deleteAbandonedPendingAccounts(
      )
      DELETE FROM connected_accounts a USING connections c
      WHERE c.id = a.connection_id AND a.status = 'PENDING_AUTH' AND a.id = ANY(ARRAY(SELECT id FROM abandoned))
-     RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters`,
+     RETURNING a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters, c.mcp_server`,
     [limit],
   );
 }

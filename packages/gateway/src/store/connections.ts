@@ -1,5 +1,20 @@
 import type { Queryable } from './db.js';
 
+/** What Portico discovered from a remote MCP server when the connection was created. */
+export interface McpServerRecord {
+  /** The MCP endpoint the connection talks to. */
+  url: string;
+  /** The protected resource (RFC 9728 `resource`): the resource indicator of every token request. */
+  resource: string;
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  revocation_endpoint?: string;
+  /** How Portico's client is registered at the authorization server. */
+  registration: 'client_id_metadata_document' | 'dynamic' | 'pre_registered';
+  scopes_supported?: string[];
+}
+
 /** A connection row as stored; `client_secret` is sealed. */
 export interface ConnectionRow {
   id: string;
@@ -17,6 +32,8 @@ export interface ConnectionRow {
   parameters: Record<string, string> | null;
   /** The application's name as end users should read it on Portico's pages. */
   display_name: string | null;
+  /** Remote MCP servers only: the discovered authorization facts (null: not an MCP connection). */
+  mcp_server?: McpServerRecord | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -27,8 +44,8 @@ export async function insertConnection(
 ): Promise<ConnectionRow | undefined> {
   const rows = await db.query<ConnectionRow>(
     `INSERT INTO connections (id, environment_id, name, provider, client_id, client_secret, scopes, sandbox,
-       tenant, display_name, parameters)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       tenant, display_name, parameters, mcp_server)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (environment_id, name) DO NOTHING
      RETURNING *`,
     [
@@ -43,6 +60,7 @@ export async function insertConnection(
       row.tenant,
       row.display_name,
       row.parameters ? JSON.stringify(row.parameters) : null,
+      row.mcp_server ? JSON.stringify(row.mcp_server) : null,
     ],
   );
   return rows[0];

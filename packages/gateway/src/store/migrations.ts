@@ -667,4 +667,14 @@ ALTER TABLE authorization_links ADD COLUMN resume_hash text;
 ALTER TABLE authorization_requests ADD COLUMN link_hash text;
 `,
   },
+  {
+    version: 26,
+    name: 'connections-mcp-server',
+    sql: `
+-- A connection to a remote MCP server keeps what Portico discovered from it when the connection
+-- was created (protected-resource and authorization-server metadata, how the client registered):
+-- per connection, since a URL template and the registration are the connection's.
+ALTER TABLE connections ADD COLUMN IF NOT EXISTS mcp_server jsonb;
+`,
+  },
 ];

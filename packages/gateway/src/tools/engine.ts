@@ -5,7 +5,7 @@ import { ProviderClient } from '../accounts/provider-client.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
 import type { RateGovernor } from '../governor/governor.js';
-import { getProvider } from '../providers/catalog.js';
+import { findBuiltInProvider } from '../providers/catalog.js';
 import type { ExecutionRow } from '../store/executions.js';
 import { newId } from '../store/ids.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -90,6 +90,16 @@ export interface ToolEngineDeps {
   governor?: RateGovernor;
   /** Set only when tracing is on: each call is then a span, its credential step another. */
   tracing?: Tracing | undefined;
+  /**
+   * Brings an environment's own tools (its remote MCP servers', which are listed over the network)
+   * into the registry before a listing or a lookup of a name the registry does not know.
+   */
+  environmentTools?: EnvironmentTools | undefined;
+}
+
+/** Fills the registry with an environment's own tools (tools/remote-mcp/source.ts). */
+export interface EnvironmentTools {
+  prepare(environmentId: string, name?: string): Promise<void>;
 }
 
 /**
@@ -102,6 +112,14 @@ export class ToolEngine {
 
   get registry(): ToolRegistry {
     return this.deps.registry;
+  }
+
+  /**
+   * Makes the environment's own tools current in the registry (asked before a listing; `name`: a
+   * tool the registry does not know yet, which a remote server may have added since).
+   */
+  async prepare(environmentId: string, name?: string): Promise<void> {
+    await this.deps.environmentTools?.prepare(environmentId, name);
   }
 
   list(filter: { provider?: string | undefined; environmentId?: string | undefined } = {}): AnyTool[] {
@@ -208,6 +226,8 @@ export class ToolEngine {
       });
     };
     try {
+      if (!this.deps.registry.get(request.tool_name, environmentId))
+        await this.prepare(environmentId, request.tool_name);
       const tool = this.lookup(request.tool_name, environmentId);
       if (request.approval_id !== undefined) request = await this.approved(environmentId, request);
       const unsafe = unsafeInput(request.tool_input, '/tool_input');
@@ -233,7 +253,7 @@ export class ToolEngine {
         const where = request[field] !== undefined ? `/${field}` : `/tool_input/${field}`;
         this.checkVersion(field, where, versions[field], tool.versions ?? ['1'], tool.name);
       }
-      const provider = getProvider(tool.provider);
+      const versionHeader = findBuiltInProvider(tool.provider)?.api.versionHeader;
       const aliases = resolveAliases(tool, input);
       if (aliases.conflicts.length) {
         const errors = aliases.conflicts.map((e) => ({ ...e, path: `/tool_input${e.path}` }));
@@ -299,9 +319,7 @@ export class ToolEngine {
       client = new ProviderClient(
         credential,
         { accountTokens: this.deps.accountTokens, http: this.deps.http, governor: this.deps.governor },
-        versions.upstream_version && provider.api.versionHeader
-          ? { [provider.api.versionHeader]: versions.upstream_version }
-          : {},
+        versions.upstream_version && versionHeader ? { [versionHeader]: versions.upstream_version } : {},
       );
       let data: Record<string, unknown>;
       try {
@@ -371,6 +389,21 @@ export class ToolEngine {
     request: ExecuteRequest,
     tool: AnyTool,
   ): Promise<Credential> {
+    if (tool.connection) {
+      // A connection's own tool (a remote MCP server's) runs on that connection only.
+      if (request.connection_name && request.connection_name !== tool.connection) {
+        throw new Problem(
+          'invalid_input',
+          `${tool.name} is a tool of connection "${tool.connection}"; leave connection_name out or name that connection.`,
+          { errors: [{ path: '/connection_name', message: `must be ${tool.connection} or absent` }] },
+        );
+      }
+      return this.deps.accountTokens.forRef({
+        environmentId,
+        connectionName: tool.connection,
+        identifier: request.identifier,
+      });
+    }
     if (request.connection_name) {
       const credential = await this.deps.accountTokens.forRef({
         environmentId,

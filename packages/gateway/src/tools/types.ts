@@ -25,6 +25,13 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
    */
   description: string;
   provider: ProviderKey;
+  /**
+   * A tool of one connection (a remote MCP server's): its calls use that connection's account of
+   * the identifier, whatever connection_name says.
+   */
+  connection?: string;
+  /** The remote MCP server's own name of the tool, where it is one. */
+  remoteName?: string;
   input: S;
   /**
    * Set by a source that serves one environment only (a remote MCP server behind that

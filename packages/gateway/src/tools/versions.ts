@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors/problem.js';
-import { getProvider } from '../providers/catalog.js';
+import { findBuiltInProvider } from '../providers/catalog.js';
 import type { AnyTool } from './types.js';
 
 /**
@@ -23,7 +23,8 @@ const DESCRIPTIONS: Record<VersionParameter, string> = {
 
 /** The version parameters a tool takes: all tools take two; tools of a versioned provider API the third. */
 export function versionParametersOf(tool: AnyTool): VersionParameter[] {
-  return getProvider(tool.provider).api.versionHeader
+  // A connection's own tool (a remote MCP server's) has no built-in provider to name a header.
+  return findBuiltInProvider(tool.provider)?.api.versionHeader
     ? [...VERSION_PARAMETERS]
     : ['schema_version', 'tool_version'];
 }
@@ -84,7 +85,7 @@ export function takeVersions(
       const where = name in beside && beside[name] !== undefined ? `/${name}` : `/tool_input/${name}`;
       errors.push({
         path: where,
-        message: `${tool.name} does not take "${name}" (${getProvider(tool.provider).displayName} has no API version header); remove it`,
+        message: `${tool.name} does not take "${name}" (${findBuiltInProvider(tool.provider)?.displayName ?? tool.provider} has no API version header); remove it`,
       });
     }
   }

@@ -10,7 +10,7 @@ import {
 } from '../../executions/service.js';
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
-import { TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
+import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
 
 const ExecuteBody = Type.Object(
   {
@@ -61,10 +61,12 @@ export async function toolRoutes(
 
   app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
     const query = req.query as { provider?: string; format?: ToolFormat };
-    const tools = engine.list(query.provider ? { provider: query.provider } : {});
-    const data = tools.map((t) => engine.describe(t.name, query.format ?? 'json_schema'));
+    const { environmentId } = req.principal;
+    await engine.prepare(environmentId);
+    const tools = engine.list({ environmentId, ...(query.provider ? { provider: query.provider } : {}) });
+    const data = tools.map((t) => formatTool(t, query.format ?? 'json_schema'));
     const provider = query.provider ? getProvider(query.provider as ProviderKey) : undefined;
-    if (provider && !provider.toolPrefix) {
+    if (provider && !provider.toolPrefix && !provider.mcp) {
       // An empty list alone would look like a mistake; say where this provider is reached instead.
       return {
         data,
@@ -81,8 +83,16 @@ export async function toolRoutes(
         querystring: Type.Object({ format: ListQuery.properties.format }, { additionalProperties: false }),
       },
     },
-    async (req) =>
-      engine.describe(req.params.name, (req.query as { format?: ToolFormat }).format ?? 'json_schema'),
+    async (req) => {
+      const { environmentId } = req.principal;
+      if (!engine.registry.get(req.params.name, environmentId))
+        await engine.prepare(environmentId, req.params.name);
+      return engine.describe(
+        req.params.name,
+        (req.query as { format?: ToolFormat }).format ?? 'json_schema',
+        environmentId,
+      );
+    },
   );
 
   app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>

@@ -1,0 +1,220 @@
+import type { ProviderClient } from '../../accounts/provider-client.js';
+import { Problem } from '../../errors/problem.js';
+import { upstreamProblem } from '../../upstream/errors.js';
+
+/** The MCP revision Portico's client speaks to remote servers. */
+export const MCP_CLIENT_PROTOCOL = '2025-06-18';
+const SESSIONS_KEPT = 10_000;
+
+/** A tool as a remote MCP server lists it (tools/list). */
+export interface RemoteToolSpec {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    title?: string;
+  };
+}
+
+interface RpcAnswer {
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+/**
+ * Portico's MCP client for remote servers (Streamable HTTP): JSON-RPC over the account's
+ * authenticated provider client, so the end user's token, the one refresh after a 401, the rate
+ * governor, pooling and timeouts are those of every other provider call. The official SDK's client
+ * would bring its own transport and token handling beside them. Sessions (`Mcp-Session-Id`) are
+ * kept per account and opened again when the server forgets one (404).
+ */
+export class McpSessions {
+  private readonly sessions = new Map<string, string | null>();
+  private id = 1;
+
+  async listTools(client: ProviderClient, accountId: string): Promise<RemoteToolSpec[]> {
+    const tools: RemoteToolSpec[] = [];
+    let cursor: string | undefined;
+    // A bounded number of pages: a server cannot keep a listing going for ever.
+    for (let page = 0; page < 20; page++) {
+      const result = (await this.call(client, accountId, 'tools/list', cursor ? { cursor } : {})) as {
+        tools?: RemoteToolSpec[];
+        nextCursor?: string;
+      };
+      tools.push(...(result.tools ?? []).filter((t) => typeof t?.name === 'string'));
+      if (!result.nextCursor) break;
+      cursor = result.nextCursor;
+    }
+    return tools;
+  }
+
+  async callTool(
+    client: ProviderClient,
+    accountId: string,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const result = (await this.call(client, accountId, 'tools/call', { name, arguments: args })) as {
+      content?: Array<{ type: string; text?: string }>;
+      structuredContent?: Record<string, unknown>;
+      isError?: boolean;
+    };
+    if (result.isError) {
+      const text = (result.content ?? [])
+        .map((c) => (c.type === 'text' ? c.text : undefined))
+        .filter(Boolean)
+        .join(' ');
+      throw new Problem(
+        'upstream_validation',
+        `${client.provider.displayName}'s tool ${name} reported an error: ${text || 'no message'}`,
+        { upstream: { status: 200, body: result } },
+      );
+    }
+    return {
+      ...(result.structuredContent !== undefined ? { structured_content: result.structuredContent } : {}),
+      content: result.content ?? [],
+    };
+  }
+
+  private async call(
+    client: ProviderClient,
+    accountId: string,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<unknown> {
+    let session = this.sessions.get(accountId);
+    if (session === undefined) session = await this.open(client, accountId);
+    let answer = await this.send(client, { jsonrpc: '2.0', id: this.id++, method, params }, session);
+    if (answer === 'session_gone') {
+      session = await this.open(client, accountId);
+      answer = await this.send(client, { jsonrpc: '2.0', id: this.id++, method, params }, session);
+    }
+    if (answer === 'session_gone')
+      throw new Problem('upstream_error', 'The MCP server keeps forgetting its session.');
+    if (answer.error) {
+      throw new Problem(
+        answer.error.code === -32602 ? 'upstream_validation' : 'upstream_error',
+        `${client.provider.displayName} answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
+        { upstream: { status: 200, body: answer } },
+      );
+    }
+    return answer.result ?? {};
+  }
+
+  private async open(client: ProviderClient, accountId: string): Promise<string | null> {
+    this.sessions.delete(accountId);
+    const sent = await this.post(client, {
+      jsonrpc: '2.0',
+      id: this.id++,
+      method: 'initialize',
+      params: {
+        protocolVersion: MCP_CLIENT_PROTOCOL,
+        capabilities: {},
+        clientInfo: { name: 'portico', version: '1' },
+      },
+    });
+    const header = sent.headers['mcp-session-id'];
+    const session = typeof header === 'string' && header ? header : null;
+    const answer = this.read(client, sent);
+    if (answer.error) {
+      throw new Problem(
+        'upstream_error',
+        `${client.provider.displayName} refused initialize: ${answer.error.message}`,
+      );
+    }
+    await this.post(client, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+    if (this.sessions.size >= SESSIONS_KEPT) this.sessions.delete(this.sessions.keys().next().value!);
+    this.sessions.set(accountId, session);
+    return session;
+  }
+
+  private async send(
+    client: ProviderClient,
+    message: Record<string, unknown>,
+    session: string | null,
+  ): Promise<RpcAnswer | 'session_gone'> {
+    const sent = await this.post(client, message, session);
+    if (sent.status === 404 && session) return 'session_gone';
+    return this.read(client, sent);
+  }
+
+  private post(client: ProviderClient, message: Record<string, unknown>, session?: string | null) {
+    const url = client.endpoints.mcpUrl;
+    if (!url) throw new Error(`${client.provider.key} is not a remote MCP server`);
+    return client.exchange({
+      url,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MCP_CLIENT_PROTOCOL,
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+      body: JSON.stringify(message),
+    });
+  }
+
+  /** The JSON-RPC answer in a response (JSON, or the first answer in an event stream), or its problem. */
+  private read(
+    client: ProviderClient,
+    sent: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+  ): RpcAnswer {
+    const { status, headers, text } = sent;
+    if (status === 202) return { result: {} };
+    const type = String(headers['content-type'] ?? '');
+    const body = type.includes('text/event-stream') ? firstEvent(text) : parse(text);
+    if (status === 403) {
+      const challenge = String(headers['www-authenticate'] ?? '');
+      if (/error="?insufficient_scope/.test(challenge)) throw stepUp(client, challenge);
+    }
+    if (status >= 400) throw upstreamProblem(client.provider, status, body, headers);
+    if (!body || typeof body !== 'object') {
+      throw new Problem(
+        'upstream_error',
+        `${client.provider.displayName} answered with a body that is not JSON-RPC.`,
+        {
+          upstream: { status, body: text.slice(0, 2000) },
+        },
+      );
+    }
+    return body as RpcAnswer;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return text;
+  }
+}
+
+/** The first event of a stream that carries a JSON-RPC answer (servers may send requests first). */
+function firstEvent(text: string): unknown {
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const data = block
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).replace(/^ /, ''))
+      .join('\n');
+    const message = parse(data);
+    if (message && typeof message === 'object' && ('result' in message || 'error' in message)) return message;
+  }
+  return undefined;
+}
+
+/**
+ * A call the server refused for a scope the token lacks (`403`, `WWW-Authenticate: Bearer
+ * error="insufficient_scope", scope="…"`): the end user must authorize again with those scopes.
+ */
+function stepUp(client: ProviderClient, challenge: string): Problem {
+  const scopes = /scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ').filter(Boolean) ?? [];
+  return new Problem(
+    'upstream_forbidden',
+    `${client.provider.displayName} needs more scopes for this call${scopes.length ? ` (${scopes.join(' ')})` : ''}: add them to the connection's scopes (PATCH /api/v1/connections/{name}) and send the user through a new authorization link (POST /api/v1/connected-accounts/authorization-link), then call again.`,
+    { extensions: { step_up: true, required_scopes: scopes } },
+  );
+}

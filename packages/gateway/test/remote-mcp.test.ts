@@ -1,0 +1,247 @@
+import { type RunningEmulators, startEmulators } from '@portico/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { accountOf, authorize, executeTool } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+/**
+ * A remote MCP server as a connection, end to end: Portico discovers its authorization server
+ * from the 401, registers itself (dynamically, or with the operator's client), sends the end user
+ * through the ordinary authorization link (PKCE S256, resource indicator), and serves the
+ * server's tools as its own for user_42, through the token lifecycle and the guardrails.
+ */
+describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) => {
+  let t: TestGateway;
+  let emu: RunningEmulators;
+  const ID = 'user_42';
+  const notesOf = async (variant: string, user = 'mcp-user-1') =>
+    ((await (await fetch(`${emu.urls.mcp}/${variant}/_notes/${user}`)).json()) as { notes: unknown[] }).notes;
+  const provider = (key: string, variant: string) =>
+    t.api('/api/v1/providers', {
+      method: 'POST',
+      json: {
+        key,
+        display_name: `Notes MCP (${variant})`,
+        docs_url: 'https://modelcontextprotocol.io/specification/2025-06-18/basic/authorization',
+        auth: { kind: 'mcp' },
+        mcp: { url: `${emu.urls.mcp}/${variant}/mcp` },
+        api: { base_url: emu.url },
+      },
+    });
+  const connect = async (json: Record<string, unknown>) => {
+    const res = await t.api('/api/v1/connections', { method: 'POST', json });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const tools = async () =>
+    ((await (await t.api('/api/v1/tools')).json()) as { data: Array<Record<string, unknown>> }).data;
+
+  beforeAll(async () => {
+    emu = await startEmulators({ modules: ['mcp'] });
+    t = await startTestGateway(backend, {}, { awaitSandbox: false });
+    for (const variant of ['dcr', 'preregistered', 'stepup']) {
+      expect((await provider(`notes_${variant}`, variant)).status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    await emu?.close();
+  });
+
+  it('discovers the server from its 401 and registers Portico dynamically', async () => {
+    const created = await connect({ name: 'notes', provider: 'notes_dcr' });
+    expect(created.status).toBe(201);
+    expect(created.body.mcp_server).toEqual({
+      url: `${emu.urls.mcp}/dcr/mcp`,
+      resource: `${emu.urls.mcp}/dcr/mcp`,
+      issuer: `${emu.urls.mcp}/dcr`,
+      registration: 'dynamic',
+    });
+    expect(created.body.scopes).toEqual(['notes:read', 'notes:write']);
+    // The client the server registered holds the connection's redirect URI and nothing else.
+    const registered = emu.control.clients('mcp').find((c) => c.clientId === created.body.client_id);
+    expect(registered?.redirectUris).toEqual([created.body.redirect_uri]);
+    expect(JSON.stringify(created.body)).not.toContain(registered!.clientSecret);
+    // No end user has connected: the server lists its tools to no one yet.
+    expect((await tools()).some((tool) => String(tool.name).startsWith('notes__'))).toBe(false);
+  });
+
+  it("runs the server's tools for user_42 after the ordinary authorization link", async () => {
+    const flow = await authorize(t, { connection: 'notes', identifier: ID });
+    expect(flow.response.status).toBe(200);
+    const asked = new URL(flow.authorizeUrl);
+    expect(asked.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(asked.searchParams.get('resource')).toBe(`${emu.urls.mcp}/dcr/mcp`);
+    expect((await accountOf(t, flow.accountId)).status).toBe('ACTIVE');
+
+    const listed = await tools();
+    const names = listed.map((tool) => tool.name).filter((n) => String(n).startsWith('notes__'));
+    expect(names.sort()).toEqual([
+      'notes__delete-note',
+      'notes__notes_create',
+      'notes__notes_list',
+      'notes__slow_echo',
+    ]);
+    const create = listed.find((tool) => tool.name === 'notes__notes_create')!;
+    expect(create).toMatchObject({
+      provider: 'notes_dcr',
+      annotations: { read_only: false, destructive: false, idempotent: false },
+      input_schema: { type: 'object', required: ['title'] },
+    });
+    expect(listed.find((tool) => tool.name === 'notes__delete-note')!.annotations).toMatchObject({
+      destructive: true,
+    });
+    const anthropic = (await (await t.api('/api/v1/tools/notes__notes_list?format=anthropic')).json()) as {
+      name: string;
+      input_schema: { type: string };
+    };
+    expect(anthropic).toMatchObject({ name: 'notes__notes_list', input_schema: { type: 'object' } });
+
+    const made = await executeTool(t, {
+      tool_name: 'notes__notes_create',
+      identifier: ID,
+      tool_input: { title: 'From Portico', body: 'via a remote MCP server' },
+    });
+    expect(made.status).toBe(200);
+    const note = (made.body.data as { structured_content: { note: { id: string; title: string } } })
+      .structured_content.note;
+    expect(note.title).toBe('From Portico');
+    // The side effect, read back at the server itself.
+    expect(await notesOf('dcr')).toEqual([
+      { id: note.id, title: 'From Portico', body: 'via a remote MCP server' },
+    ]);
+
+    // The input is validated against the server's schema before any call reaches it.
+    const invalid = await executeTool(t, {
+      tool_name: 'notes__notes_create',
+      identifier: ID,
+      tool_input: {},
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('invalid_input');
+    expect(await notesOf('dcr')).toHaveLength(1);
+
+    const record = (await (
+      await t.api(`/api/v1/executions/${made.body.execution_id as string}`)
+    ).json()) as Record<string, unknown>;
+    expect(record).toMatchObject({
+      tool_name: 'notes__notes_create',
+      status: 'success',
+      connection_name: 'notes',
+    });
+  });
+
+  it('refreshes an expired token and marks the account EXPIRED once the grant is revoked', async () => {
+    expect(emu.control.expireAccessTokens('mcp')).toBeGreaterThan(0);
+    const listed = await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID });
+    expect(listed.status).toBe(200);
+    expect(
+      (listed.body.data as { structured_content: { notes: unknown[] } }).structured_content.notes,
+    ).toHaveLength(1);
+
+    emu.control.revokeGrants('mcp');
+    emu.control.expireAccessTokens('mcp');
+    const refused = await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const accounts = (await (await t.api(`/api/v1/connected-accounts?identifier=${ID}`)).json()) as {
+      data: Array<{ id: string; connection_name: string; status: string }>;
+    };
+    expect(accounts.data.find((a) => a.connection_name === 'notes')?.status).toBe('EXPIRED');
+
+    // Authorizing again brings the account back.
+    const again = await authorize(t, { connection: 'notes', identifier: ID });
+    expect(again.response.status).toBe(200);
+    expect((await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID })).status).toBe(200);
+  });
+
+  it('holds a destructive remote tool for approval, as a built-in one', async () => {
+    const policy = await t.api('/api/v1/policies', {
+      method: 'POST',
+      json: { name: 'notes-guard', connection_name: 'notes' },
+    });
+    expect(policy.status).toBe(201);
+    const [note] = (await notesOf('dcr')) as Array<{ id: string }>;
+    const held = await executeTool(t, {
+      tool_name: 'notes__delete-note',
+      identifier: ID,
+      tool_input: { id: note!.id },
+    });
+    expect(held.status).toBe(403);
+    expect(held.body.code).toBe('approval_required');
+    expect(await notesOf('dcr')).toHaveLength(1);
+    // A read-only tool is not held.
+    expect((await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID })).status).toBe(200);
+  });
+
+  it("needs the operator's client where the server takes no dynamic registration", async () => {
+    const refused = await connect({ name: 'notes-pre', provider: 'notes_preregistered' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('invalid_input');
+    expect(refused.body.detail).toContain('client_id');
+    const created = await connect({
+      name: 'notes-pre',
+      provider: 'notes_preregistered',
+      client_id: 'operator-client',
+      client_secret: 'operator-secret',
+    });
+    expect(created.status).toBe(201);
+    expect((created.body.mcp_server as { registration: string }).registration).toBe('pre_registered');
+    emu.control.registerClient('mcp', {
+      clientId: 'operator-client',
+      clientSecret: 'operator-secret',
+      redirectUris: [created.body.redirect_uri as string],
+    });
+    expect((await authorize(t, { connection: 'notes-pre', identifier: ID })).response.status).toBe(200);
+    const made = await executeTool(t, {
+      tool_name: 'notes-pre__notes_create',
+      identifier: ID,
+      tool_input: { title: 'Pre-registered' },
+    });
+    expect(made.status).toBe(200);
+    expect(await notesOf('preregistered')).toMatchObject([{ title: 'Pre-registered' }]);
+  });
+
+  it('asks for step-up when the server answers insufficient_scope, and runs once it is granted', async () => {
+    const created = await connect({ name: 'notes-step', provider: 'notes_stepup', scopes: ['notes:read'] });
+    expect(created.status).toBe(201);
+    expect((await authorize(t, { connection: 'notes-step', identifier: ID })).response.status).toBe(200);
+    const refused = await executeTool(t, {
+      tool_name: 'notes-step__notes_create',
+      identifier: ID,
+      tool_input: { title: 'Needs write' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ step_up: true, required_scopes: ['notes:read', 'notes:write'] });
+    expect(await notesOf('stepup')).toEqual([]);
+
+    const patched = await t.api('/api/v1/connections/notes-step', {
+      method: 'PATCH',
+      json: { scopes: ['notes:read', 'notes:write'] },
+    });
+    expect(patched.status).toBe(200);
+    expect((await authorize(t, { connection: 'notes-step', identifier: ID })).response.status).toBe(200);
+    const made = await executeTool(t, {
+      tool_name: 'notes-step__notes_create',
+      identifier: ID,
+      tool_input: { title: 'Needs write' },
+    });
+    expect(made.status).toBe(200);
+    expect(await notesOf('stepup')).toMatchObject([{ title: 'Needs write' }]);
+  });
+
+  it('answers a server that is down with a retryable problem', async () => {
+    const down = await t.api('/api/v1/providers', {
+      method: 'POST',
+      json: {
+        key: 'notes_down',
+        display_name: 'Down MCP',
+        auth: { kind: 'mcp' },
+        mcp: { url: 'http://127.0.0.1:9/mcp' },
+        api: { base_url: 'http://127.0.0.1:9' },
+      },
+    });
+    expect(down.status).toBe(201);
+    const refused = await connect({ name: 'notes-down', provider: 'notes_down' });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ code: 'upstream_unavailable', retryable: true });
+  });
+});
