@@ -70,6 +70,8 @@ function mcpServerPage(p: ProviderDefinition, mcp: NonNullable<ProviderDefinitio
     '',
     ...p.setup.steps.map((step, i) => `${i + 1}. ${step.replaceAll('{redirect_uri}', 'the redirect URI')}`),
     '',
+    `The redirect URI is ${REDIRECT_URI}: Portico registers it itself with dynamic registration; a client you register needs it added once the connection exists.`,
+    '',
     '## Create a connection',
     '',
     '```bash',
@@ -78,6 +80,14 @@ function mcpServerPage(p: ProviderDefinition, mcp: NonNullable<ProviderDefinitio
     '```',
     '',
     "Portico reads the server's 401, its protected-resource metadata and its authorization server's metadata when the connection is created, and registers there; each end user then authorizes through the connection's authorization link (PKCE S256, the server named as the resource). See [Remote MCP servers](../guides/remote-mcp-servers.md) for the tool names and the lifecycle.",
+    '',
+    '## What the end user sees',
+    '',
+    `The authorization link sends them to the consent screen of the authorization server ${p.displayName}'s server names in its metadata; after they allow access they come back to Portico's result page, or to your \`redirect_url\`.`,
+    '',
+    '## Proxy',
+    '',
+    `\`ANY /proxy/{path}\` goes to ${code(`${p.api.baseUrl}/{path}`)} as the end user, with ${code('Authorization: Bearer <token>')}; the tools speak MCP to ${code(mcp.url)}.`,
     '',
   ].join('\n');
 }

@@ -159,7 +159,11 @@ function sameTools(before: Listing | undefined, after: Listing): boolean {
   if (!before || before.tools.size !== after.tools.size) return !before && after.tools.size === 0;
   for (const [name, tool] of after.tools) {
     const old = before.tools.get(name);
-    if (!old || JSON.stringify(old.input) !== JSON.stringify(tool.input) || old.description !== tool.description)
+    if (
+      !old ||
+      JSON.stringify(old.input) !== JSON.stringify(tool.input) ||
+      old.description !== tool.description
+    )
       return false;
   }
   return true;
