@@ -199,7 +199,8 @@ function build(json: DefinitionJson, source: Record<string, unknown>, builtIn: b
       steps: json.setup?.steps ?? [],
       scopes: json.setup?.scopes ?? [],
     },
-    emulator: json.sandbox?.emulator ?? 'definitions',
+    // A remote MCP server is played by the MCP emulator, never from its definition.
+    emulator: json.mcp ? 'mcp' : (json.sandbox?.emulator ?? 'definitions'),
     source: Object.freeze(structuredClone(source)),
   };
   if (auth.kind === 'mcp') {

@@ -43,7 +43,7 @@ export interface ProviderDefinition {
   userInfo?: UserInfoRequest;
   setup: ProviderSetup;
   /** The emulator that plays this provider in sandbox mode ('definitions' plays it from the definition). */
-  emulator: 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions';
+  emulator: 'notion' | 'google' | 'hubspot' | 'microsoft' | 'definitions' | 'mcp';
   /** A remote MCP server: its tools are the connection's (auth is OAuth, discovered per connection). */
   mcp?: McpServerFacts;
   /** The definition as written (JSON), for the API, the docs and the definitions emulator. */
