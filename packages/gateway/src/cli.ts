@@ -359,7 +359,10 @@ main(process.argv.slice(2)).then(
       error instanceof UsageError ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+      // The one line that says what went wrong stays in sight: the full usage is 70 lines.
+      process.stderr.write(
+        `${(error as Error).message}\nRun "portico help" to see every command and option.\n`,
+      );
     } else {
       process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
     }

@@ -189,7 +189,7 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
     it('names every invalid field and how to fix it', async () => {
       const res = await t.api('/api/v1/connections', {
         method: 'POST',
-        json: { name: 'bad name!', provider: 'My Space', client_id: 'a', client_secret: 'b', colour: 'red' },
+        json: { name: 'bad name!', provider: '', client_id: 'a', client_secret: 'b', colour: 'red' },
       });
       expect(res.status).toBe(400);
       const body = (await res.json()) as {

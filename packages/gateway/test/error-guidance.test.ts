@@ -88,4 +88,39 @@ describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) =
     const notion = (await (await t.api('/api/v1/tools?provider=notion')).json()) as Record<string, unknown>;
     expect(notion.notice).toBeUndefined();
   });
+
+  it('a provider spelled with dashes or spaces is suggested its key', async () => {
+    for (const provider of ['google-calendar', 'Google Calendar']) {
+      const res = await t.api('/api/v1/connections', {
+        method: 'POST',
+        json: { name: 'x', provider, sandbox: true },
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { did_you_mean: string }).did_you_mean).toBe('google_calendar');
+    }
+  });
+
+  it('a missing connection parameter reads as one sentence, ending in one period', async () => {
+    const res = await t.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: 'zd', provider: 'zendesk', sandbox: true },
+    });
+    expect(res.status).toBe(400);
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toContain('acme.zendesk.com');
+    expect(detail).toMatch(/[^.]\.$/);
+  });
+
+  it('a missing required tool parameter is said without the specification’s jargon', async () => {
+    const res = await t.api('/api/v1/tools/execute', {
+      method: 'POST',
+      json: { tool_name: 'notes_page_content_get', identifier: 'guided', tool_input: {} },
+    });
+    expect(res.status).toBe(400);
+    const text = JSON.stringify(await res.json());
+    expect(text).toMatch(
+      /is required \(rule: a missing required parameter is invalid; this tool cannot run without it\)/,
+    );
+    expect(text).not.toMatch(/specification marks|parameter R\b/);
+  });
 });

@@ -516,7 +516,7 @@ describe('calendar_get_event_by_id, calendar_list_events, calendar_update_event,
       'calendar_update_event',
       { event_id: eventId, summary: 'x' },
       '/tool_input/calendar_id',
-      /specification marks this parameter R/,
+      /this tool cannot run without it/,
     );
     await expectInvalid(
       'calendar_update_event',

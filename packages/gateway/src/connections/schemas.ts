@@ -19,8 +19,10 @@ const tenant = Type.String({
   description:
     'common, organizations, consumers, a tenant id (GUID) or a verified domain (contoso.onmicrosoft.com)',
 });
+// No pattern: a near miss ("google-calendar") reaches the catalog, which answers with did_you_mean.
 const providerKey = Type.String({
-  pattern: '^[a-z][a-z0-9_]{1,47}$',
+  minLength: 1,
+  maxLength: 64,
   description: 'a provider key: a built-in one (GET /api/v1/providers) or one of your custom providers',
 });
 /** Values of the provider's connection parameters (e.g. Zendesk's subdomain). */

@@ -312,7 +312,11 @@ function checkParameters(
   if (errors.length) {
     throw new Problem(
       'invalid_input',
-      `The connection's parameters are invalid: ${errors.map((e) => `${e.path.slice(1).replace('/', '.')} ${e.message}`).join('; ')}.`,
+      // A parameter's description ends a sentence of its own: no second period after it.
+      `The connection's parameters are invalid: ${errors.map((e) => `${e.path.slice(1).replace('/', '.')} ${e.message}`).join('; ')}`.replace(
+        /\.?$/,
+        '.',
+      ),
       { errors },
     );
   }

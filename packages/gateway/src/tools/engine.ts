@@ -424,6 +424,6 @@ export class ToolEngine {
 }
 
 const MISSING_REQUIRED =
-  'is required (rule: a missing required parameter is invalid; the specification marks this parameter R)';
+  'is required (rule: a missing required parameter is invalid; this tool cannot run without it)';
 const COMPUTED_PARENT =
   'must not be supplied (rule: "_parent" is computed by the gateway from database_id or parent_page_id and is never supplied by the caller); remove it';

@@ -1,15 +1,23 @@
-/** The known name nearest to a mistyped one (edit distance at most a third of its length). */
+/**
+ * The known name nearest to a mistyped one (edit distance at most a third of its length). Case and
+ * separators do not count: "google-calendar" and "Google Calendar" are google_calendar.
+ */
 export function closestName(name: string, known: string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  const wanted = plain(name);
+  let bestDistance = Math.max(2, Math.floor(wanted.length / 3)) + 1;
   for (const candidate of known) {
-    const d = editDistance(name, candidate);
+    const d = editDistance(wanted, plain(candidate));
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
     }
   }
   return best;
+}
+
+function plain(name: string): string {
+  return name.toLowerCase().replace(/[-_\s.]/g, '');
 }
 
 function editDistance(a: string, b: string): number {
