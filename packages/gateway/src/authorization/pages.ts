@@ -133,8 +133,8 @@ export interface CredentialFormPage {
   state: string;
   /** Why the last entry was refused. */
   error?: string;
-  /** A sandbox connection: the emulator accepts any value beginning sandbox_. */
-  sandbox: boolean;
+  /** A sandbox connection: what its emulator accepts here. */
+  sandboxHint?: string;
   branding?: Branding;
 }
 
@@ -152,7 +152,7 @@ export function renderCredentialForm(form: CredentialFormPage): string {
     `<h1 id="title">Connect your ${escapeHtml(form.providerName)} account</h1>
 <p>${escapeHtml(app)} will act on your behalf in ${escapeHtml(form.providerName)} with what you enter here. It is stored encrypted and never shown to the application.</p>
 ${form.help ? `<p class="hint">${escapeHtml(form.help)}</p>` : ''}
-${form.sandbox ? '<p class="hint">Sandbox: any value beginning <code>sandbox_</code> is accepted.</p>' : ''}
+${form.sandboxHint ? `<p class="hint" id="sandbox-hint">${escapeHtml(form.sandboxHint)}</p>` : ''}
 ${form.error ? `<p class="alert" id="message" role="alert">${escapeHtml(form.error)}</p>` : ''}
 <form method="post" action="${escapeHtml(form.action)}">
 <input type="hidden" name="state" value="${escapeHtml(form.state)}">

@@ -361,7 +361,7 @@ export class AuthorizationService {
       action: new URL(this.deps.connections.redirectUri(connection.id)).pathname,
       state,
       ...(error ? { error } : {}),
-      sandbox: connection.sandbox,
+      ...(connection.sandbox ? { sandboxHint: sandboxHint(provider) } : {}),
     };
   }
 
@@ -876,4 +876,23 @@ export class AuthorizationService {
   async pruneUnverified(): Promise<number> {
     return wipeUnverifiedTokens(this.deps.db);
   }
+}
+
+/** Keys a provider's key format may take in the sandbox, tried against its pattern in order. */
+const SANDBOX_KEY_EXAMPLES = ['sandbox_key', 'sk_test_sandbox1', 'sk-sandbox1', 'key_sandbox1', 'sandbox1'];
+
+/**
+ * What the sandbox's emulator accepts on a provider's credential form, as the form says it: a
+ * password or key beginning `sandbox_`, or, where the provider's key format forbids that prefix,
+ * a key of that format containing "sandbox" (the format is checked first).
+ */
+function sandboxHint(provider: ProviderDefinition): string {
+  const form = provider.form!;
+  if (provider.auth === 'basic')
+    return `Sandbox: any ${form.usernameLabel}, with a ${form.passwordLabel} beginning sandbox_ (for example sandbox_secret), is accepted.`;
+  if (!form.pattern)
+    return `Sandbox: any ${form.label} beginning sandbox_ (for example sandbox_key) is accepted.`;
+  const pattern = new RegExp(form.pattern, 'u');
+  const example = SANDBOX_KEY_EXAMPLES.find((k) => pattern.test(k) && /sandbox/i.test(k));
+  return `Sandbox: a ${form.label} in ${provider.displayName}'s own format that contains "sandbox"${example ? ` (for example ${example})` : ''} is accepted.`;
 }
