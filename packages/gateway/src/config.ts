@@ -62,6 +62,8 @@ export interface Config {
   credentialCacheSize: number;
   /** MCP OAuth: client ID metadata documents may be fetched over http and from private addresses. */
   mcpClientMetadataAllowPrivate: boolean;
+  /** Providers (by key; '*' for all) whose URLs may use http and private or loopback addresses. */
+  outboundAllowPrivate: readonly string[];
   webhooks: {
     allowPrivate: boolean;
     timeoutMs: number;
@@ -155,6 +157,8 @@ export const CONFIG_VARIABLES = {
     'true or false: allow webhook URLs on http and on loopback, private or link-local addresses (local development). Default false.',
   PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE:
     'true or false: let MCP OAuth fetch client ID metadata documents over http and from loopback, private or link-local addresses (local development). Default false.',
+  PORTICO_OUTBOUND_ALLOW_PRIVATE:
+    "Comma-separated provider keys (or *) whose token, user-info, revocation and API URLs may use http and loopback, private or link-local addresses (a provider run inside the operator's network, or a local emulator). Default none.",
   PORTICO_WEBHOOK_TIMEOUT_MS: 'Time one webhook attempt may take (100–60000). Default 10000.',
   PORTICO_WEBHOOK_RETRY_SCHEDULE:
     'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
@@ -257,6 +261,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const mcpClientMetadataAllowPrivate = mcpPrivateRaw === 'true' || mcpPrivateRaw === '1';
+  const outboundAllowPrivate = (env.PORTICO_OUTBOUND_ALLOW_PRIVATE ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
 
   const governorRaw = (env.PORTICO_RATE_GOVERNOR?.trim() || 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(governorRaw)) {
@@ -415,6 +423,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateGovernor,
     credentialCacheSize,
     mcpClientMetadataAllowPrivate,
+    outboundAllowPrivate,
     webhooks,
     tls,
     metricsToken,

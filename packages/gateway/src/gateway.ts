@@ -35,7 +35,12 @@ import { createLogger } from './logging/logger.js';
 import { originPolicy } from './mcp/origins.js';
 import { GatewayMetrics } from './metrics/metrics.js';
 import { listenMetrics } from './metrics/server.js';
-import { type ConnectionPlace, type ProviderEndpoints, resolveEndpoints } from './oauth/endpoints.js';
+import {
+  type ConnectionPlace,
+  guardEndpoints,
+  type ProviderEndpoints,
+  resolveEndpoints,
+} from './oauth/endpoints.js';
 import type { ProviderDefinition } from './providers/catalog.js';
 import { PROXY_PREFIX } from './proxy/path.js';
 import { ProxyService } from './proxy/service.js';
@@ -53,6 +58,7 @@ import { ToolRegistry } from './tools/registry.js';
 import { RemoteMcpTools } from './tools/remote-mcp/source.js';
 import type { Tracing } from './tracing/tracing.js';
 import { UpstreamHttp } from './upstream/http.js';
+import { OutboundRefusedError } from './upstream/outbound-guard.js';
 import { WebhookService } from './webhooks/service.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 
@@ -222,7 +228,24 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       connection: ConnectionPlace,
       accountMetadata?: Record<string, unknown>,
     ): ProviderEndpoints => {
-      if (!connection.sandbox) return resolveEndpoints(provider, undefined, connection, accountMetadata);
+      if (!connection.sandbox) {
+        // A definition's (or an account's) word: every URL the gateway calls goes through the outbound guard.
+        const allowPrivate =
+          config.outboundAllowPrivate.includes('*') || config.outboundAllowPrivate.includes(provider.key);
+        try {
+          return guardEndpoints(resolveEndpoints(provider, undefined, connection, accountMetadata), {
+            allowPrivate,
+            selfOrigins: [new URL(config.publicUrl).origin],
+          });
+        } catch (error) {
+          if (!(error instanceof OutboundRefusedError)) throw error;
+          throw new Problem(
+            'upstream_error',
+            `Portico does not send to ${error.url}: ${error.reason}. Fix the provider definition or the account's value${allowPrivate ? '' : `, or allow private targets for this provider with PORTICO_OUTBOUND_ALLOW_PRIVATE=${provider.key}`}.`,
+            { retryable: false },
+          );
+        }
+      }
       const location = sandbox.location();
       if (!location) {
         throw new Problem(
@@ -299,7 +322,20 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     });
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await accountTokens.start();
-    const http = new UpstreamHttp(config.upstream, tracing);
+    // Names resolving to private addresses are reached only for the sandbox's emulators, or when an
+    // operator allowed private targets for some provider (the guard cannot tell its hosts by name).
+    const sandboxHosts = () => {
+      const location = sandbox.location();
+      return location ? [location.internalBase, location.publicBase].map((u) => new URL(u).hostname) : [];
+    };
+    const http = new UpstreamHttp(
+      {
+        ...config.upstream,
+        privateHostAllowed: (hostname) =>
+          config.outboundAllowPrivate.length > 0 || sandboxHosts().includes(hostname),
+      },
+      tracing,
+    );
     // The one catalog every reader asks: the engine, formats, docs, MCP, gRPC and REST.
     const registry = new ToolRegistry([specificationTools]);
     const executions = new ExecutionService(

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BlockedAddressError, guardedLookup, isPublicAddress } from '../src/webhooks/ssrf.js';
+import { BlockedAddressError, guardedLookup, isPublicAddress } from '../src/upstream/outbound-guard.js';
 import { BACKENDS } from './helpers/backends.js';
 import { createSandboxConnection } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';

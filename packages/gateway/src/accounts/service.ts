@@ -5,6 +5,7 @@ import { Problem } from '../errors/problem.js';
 import { recordEvent, recordEvents } from '../events/outbox.js';
 import { type ProviderOAuthClient, revokeGrant } from '../oauth/client.js';
 import type { ConnectionPlace, ProviderEndpoints } from '../oauth/endpoints.js';
+import { metadataFault } from '../oauth/endpoints.js';
 import { fetchUserInfo } from '../oauth/user-info.js';
 import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
@@ -147,6 +148,16 @@ export class AccountService {
     const connection = await this.deps.connections.get(environmentId, body.connection_name);
     const provider = await this.deps.providers.resolve(environmentId, connection.provider);
     const tokens = importedTokens(provider, body);
+    // A URL in the metadata (Salesforce's instance_url) is where the proxy would send the user's
+    // token: it must stay within the definition's domains (the sandbox's emulators replace it anyway).
+    const fault = !connection.sandbox && body.metadata ? metadataFault(provider, body.metadata) : undefined;
+    if (fault) {
+      throw new Problem(
+        'invalid_input',
+        `metadata: ${fault.message}; give the URL the provider returned for this account (an https URL on ${provider.displayName}'s own domains).`,
+        { errors: [fault] },
+      );
+    }
     const endpoints = this.deps.endpoints(provider, connection);
     const metadata: Record<string, unknown> = { ...body.metadata };
     if (endpoints.userInfoUrl && body.verify !== false && tokens.accessToken) {

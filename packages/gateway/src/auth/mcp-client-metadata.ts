@@ -1,6 +1,6 @@
 import { Problem } from '../errors/problem.js';
+import { checkWebhookUrl, guardedAgent } from '../upstream/outbound-guard.js';
 import { loadUndici } from '../upstream/undici.js';
-import { checkWebhookUrl, guardedLookup } from '../webhooks/ssrf.js';
 
 /**
  * MCP OAuth clients: what is checked of a client's metadata (its redirect URIs) and the client ID
@@ -174,12 +174,11 @@ export class ClientMetadataDocuments {
     url: URL,
     refuse: (why: string) => OAuthError,
   ): Promise<Record<string, unknown>> {
-    const { Agent, request } = await loadUndici();
-    const agent = new Agent({
-      connect: { timeout: this.timeoutMs, lookup: guardedLookup(this.options.allowPrivate) as never },
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
+    const { request } = await loadUndici();
+    const agent = await guardedAgent(
+      { allowPrivate: this.options.allowPrivate },
+      { timeoutMs: this.timeoutMs },
+    );
     try {
       const res = await request(url, {
         method: 'GET',

@@ -1,5 +1,7 @@
 import type { OAuthFacts, ProviderDefinition } from '../providers/catalog.js';
 import { readOne } from '../providers/json-paths.js';
+import type { ProviderParameter } from '../providers/types.js';
+import { checkOutboundUrl, type OutboundPolicy, OutboundRefusedError } from '../upstream/outbound-guard.js';
 
 /** Where one provider lives for one connection (and account): the real provider, or its sandbox emulator. */
 export interface ProviderEndpoints {
@@ -74,6 +76,8 @@ export function fillTemplate(
   url: string,
   place: ConnectionPlace,
   accountMetadata?: Record<string, unknown>,
+  /** False for the sandbox, whose emulators' origin replaces whatever the value names. */
+  guarded = true,
 ): string {
   if (!url.includes('{')) return url;
   return url.replace(/\{([a-z_]+)\}/g, (whole, name: string) => {
@@ -81,12 +85,95 @@ export function fillTemplate(
     if (!parameter) return whole;
     if (parameter.source === 'token') {
       const value = accountMetadata && parameter.path ? readOne(accountMetadata, parameter.path) : undefined;
-      return typeof value === 'string' ? value.replace(/\/+$/, '') : whole;
+      if (typeof value !== 'string') return whole;
+      const fault = guarded ? tokenValueFault(provider, parameter, value) : undefined;
+      if (fault) throw new OutboundRefusedError(value, fault);
+      return value.replace(/\/+$/, '');
     }
     const given = name === 'tenant' ? place.tenant : place.parameters?.[name];
     const value = given ?? parameter.default;
     return value === undefined || value === null ? whole : encodeURIComponent(value);
   });
+}
+
+/**
+ * The domains a token parameter's URL must stay within: its declared `domains`, or else the hosts
+ * (and their parent domains) the definition's own URLs name.
+ */
+export function tokenParameterDomains(provider: ProviderDefinition, parameter: ProviderParameter): string[] {
+  if (parameter.domains?.length) return parameter.domains;
+  const urls = [
+    provider.oauth?.authorizeUrl,
+    provider.oauth?.tokenUrl,
+    provider.oauth?.revocation?.url,
+    provider.api.baseUrl,
+    provider.userInfo?.url,
+  ];
+  const hosts = new Set<string>();
+  for (const url of urls) {
+    const host = url && /^https:\/\/([A-Za-z0-9.-]+)[:/]?/.exec(url)?.[1];
+    if (!host) continue;
+    hosts.add(host);
+    const labels = host.split('.');
+    if (labels.length > 2) hosts.add(labels.slice(1).join('.'));
+  }
+  return [...hosts];
+}
+
+/**
+ * What is wrong with a URL an account's token response (or an import's metadata) gave for a token
+ * parameter, if anything: it must be https, carry no credentials, and stay within the definition's
+ * domains, or the proxy would send the user's token wherever it says.
+ */
+export function tokenValueFault(
+  provider: ProviderDefinition,
+  parameter: ProviderParameter,
+  value: string,
+): string | undefined {
+  const domains = tokenParameterDomains(provider, parameter);
+  if (!domains.length) return `${parameter.name} cannot be checked: the definition names no domain for it`;
+  try {
+    checkOutboundUrl(value, { allowPrivate: false, domains });
+    return undefined;
+  } catch (error) {
+    if (error instanceof OutboundRefusedError) return `${parameter.name} ${error.reason}`;
+    throw error;
+  }
+}
+
+/** The first fault of the token parameters in an account's metadata (see tokenValueFault). */
+export function metadataFault(
+  provider: ProviderDefinition,
+  metadata: Record<string, unknown>,
+): { path: string; message: string } | undefined {
+  for (const parameter of provider.parameters) {
+    if (parameter.source !== 'token' || !parameter.path) continue;
+    const value = readOne(metadata, parameter.path);
+    if (value === undefined) continue;
+    const fault =
+      typeof value === 'string'
+        ? tokenValueFault(provider, parameter, value)
+        : `${parameter.name} must be a URL`;
+    if (fault) return { path: `/metadata/${parameter.path.replaceAll('.', '/')}`, message: fault };
+  }
+  return undefined;
+}
+
+/**
+ * Checks the URLs the gateway itself calls for a connection that is not the sandbox's: token,
+ * revocation, user info and the API base, with the outbound guard. URLs still holding a
+ * placeholder (an account's value not known yet) are not sent, so not checked.
+ */
+export function guardEndpoints(endpoints: ProviderEndpoints, policy: OutboundPolicy): ProviderEndpoints {
+  for (const url of [
+    endpoints.tokenUrl,
+    endpoints.revocationUrl,
+    endpoints.userInfoUrl,
+    endpoints.apiBaseUrl,
+  ]) {
+    if (url && !url.includes('{')) checkOutboundUrl(url, policy);
+  }
+  return endpoints;
 }
 
 export function resolveEndpoints(
@@ -95,7 +182,7 @@ export function resolveEndpoints(
   place: ConnectionPlace,
   accountMetadata?: Record<string, unknown>,
 ): ProviderEndpoints {
-  const fill = (url: string) => fillTemplate(provider, url, place, accountMetadata);
+  const fill = (url: string) => fillTemplate(provider, url, place, accountMetadata, !sandbox);
   const oauth = provider.oauth;
   const mcp = provider.mcp ? place.mcp_server : undefined;
   const real: ProviderEndpoints = mcp

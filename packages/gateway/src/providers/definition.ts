@@ -74,6 +74,34 @@ export function compileDefinition(input: unknown, opts: { builtIn: boolean }): P
   return build(json, input as Record<string, unknown>, opts.builtIn);
 }
 
+/**
+ * What the schema's prefix rule cannot see in a URL template: credentials before the host (with
+ * them, http://localhost:@127.0.0.2/ starts like a loopback URL but is not one), and http to any
+ * host but the loopback names the rule means. Placeholders are read as a plain name.
+ */
+function urlFault(template: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(
+      template.replace(/^\{[a-z_]+\}/, 'https://placeholder.invalid').replace(/\{[a-z_]+\}/g, 'x'),
+    );
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (
+    url.username ||
+    url.password ||
+    template
+      .replace(/^[a-z]+:\/\//, '')
+      .split('/')[0]!
+      .includes('@')
+  )
+    return 'must not carry credentials (user:password@) before its host';
+  if (url.protocol === 'http:' && url.hostname !== 'localhost' && url.hostname !== '127.0.0.1')
+    return 'may use http only on loopback (localhost or 127.0.0.1); use https';
+  return undefined;
+}
+
 function semanticErrors(json: DefinitionJson, builtIn: boolean): FieldError[] {
   const errors: FieldError[] = [];
   const params = json.parameters ?? [];
@@ -85,6 +113,8 @@ function semanticErrors(json: DefinitionJson, builtIn: boolean): FieldError[] {
     allowed: Set<string>,
     extra: string[] = [],
   ) => {
+    const fault = url === undefined ? undefined : urlFault(url);
+    if (fault) errors.push({ path, message: fault });
     for (const [, name] of (url ?? '').matchAll(/\{([^}]*)\}/g)) {
       if (name !== undefined && !allowed.has(name) && !extra.includes(name))
         errors.push({

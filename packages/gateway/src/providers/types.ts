@@ -148,6 +148,8 @@ export interface ProviderParameter {
   pattern?: string;
   /** For `token`: the token response path. */
   path?: string;
+  /** For `token`: the domains the URL it carries must stay within (the outbound guard checks it). */
+  domains?: string[];
 }
 
 export interface UserInfoRequest {

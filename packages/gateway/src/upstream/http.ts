@@ -4,6 +4,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { Problem } from '../errors/problem.js';
 import type { Tracing } from '../tracing/tracing.js';
 import { readAnswerAfterFailedWrite } from './early-answers.js';
+import { guardedLookup } from './outbound-guard.js';
 import { loadUndici, UNDICI_ERRORS } from './undici.js';
 
 /**
@@ -20,6 +21,12 @@ export interface UpstreamOptions {
   maxAttempts: number;
   /** Longest Retry-After worth waiting for before giving the 429/503 back to the caller. */
   retryAfterCapMs: number;
+  /**
+   * Names that may resolve to private or loopback addresses (the sandbox's emulators, providers an
+   * operator allowed): every other name is checked as the socket connects (upstream/outbound-guard.ts).
+   * Absent: no check (tests and tools that build their own).
+   */
+  privateHostAllowed?: (hostname: string) => boolean;
 }
 
 export const DEFAULT_UPSTREAM_OPTIONS: UpstreamOptions = {
@@ -100,7 +107,10 @@ export class UpstreamHttp {
   private loadAgent(): Promise<Agent> {
     const options = this.options;
     this.agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
-      const connect = buildConnector({ timeout: options.connectTimeoutMs });
+      const connect = buildConnector({
+        timeout: options.connectTimeoutMs,
+        ...(options.privateHostAllowed ? { lookup: guardedLookup(options.privateHostAllowed) as never } : {}),
+      });
       this.agent = new Agent({
         // Every socket reads a provider's early answer even when the rest of an upload fails to go out.
         connect: (target, callback) =>

@@ -15,6 +15,7 @@ import {
   updateEndpoint,
   type WebhookEndpointRow,
 } from '../store/webhooks.js';
+import { checkWebhookUrl } from '../upstream/outbound-guard.js';
 import {
   type CreateWebhookBody,
   type ListDeliveriesQuery,
@@ -24,7 +25,6 @@ import {
   webhookView,
 } from './schemas.js';
 import { generateSecret } from './signer.js';
-import { checkWebhookUrl } from './ssrf.js';
 
 /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */
 export const PREVIOUS_SECRET_TTL_MS = 24 * 60 * 60_000;

@@ -16,10 +16,15 @@ import {
   markFailed,
 } from '../store/webhooks.js';
 import type { Tracing } from '../tracing/tracing.js';
+import {
+  BlockedAddressError,
+  guardedLookup,
+  isPublicAddress,
+  literalAddress,
+} from '../upstream/outbound-guard.js';
 import { loadUndici, UNDICI_ERRORS } from '../upstream/undici.js';
 import { webhookView } from './schemas.js';
 import { signedHeaders } from './signer.js';
-import { BlockedAddressError, guardedLookup, isPublicAddress, literalAddress } from './ssrf.js';
 
 export interface DeliveryConfig {
   /** http and private addresses allowed (local development, tests). */
