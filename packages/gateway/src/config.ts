@@ -58,6 +58,8 @@ export interface Config {
   executionRetentionDays: number;
   /** Keep calls under the providers' documented rate limits (PORTICO_RATE_GOVERNOR). */
   rateGovernor: boolean;
+  /** Serve the tools compiled from the providers' API descriptions (PORTICO_COMPILED_TOOLS). */
+  compiledTools: boolean;
   /** Most end-user credentials one process holds in memory (PORTICO_CREDENTIAL_CACHE_SIZE). */
   credentialCacheSize: number;
   /** MCP OAuth: client ID metadata documents may be fetched over http and from private addresses. */
@@ -271,6 +273,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`PORTICO_RATE_GOVERNOR="${env.PORTICO_RATE_GOVERNOR}" must be true or false.`);
   }
   const rateGovernor = governorRaw === 'true' || governorRaw === '1';
+  const compiledRaw = (env.PORTICO_COMPILED_TOOLS?.trim() || 'true').toLowerCase();
+  if (!['true', 'false', '1', '0'].includes(compiledRaw)) {
+    problems.push(`PORTICO_COMPILED_TOOLS="${env.PORTICO_COMPILED_TOOLS}" must be true or false.`);
+  }
+  const compiledTools = compiledRaw === 'true' || compiledRaw === '1';
   const sandboxRaw = (env.PORTICO_SANDBOX?.trim() || 'true').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(sandboxRaw)) {
     problems.push(`PORTICO_SANDBOX="${env.PORTICO_SANDBOX}" must be true or false.`);
@@ -421,6 +428,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays,
     executionRetentionDays,
     rateGovernor,
+    compiledTools,
     credentialCacheSize,
     mcpClientMetadataAllowPrivate,
     outboundAllowPrivate,

@@ -53,6 +53,7 @@ import { lockDataDir } from './store/data-dir-lock.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { specificationTools } from './tools/catalog.js';
+import { compiledSources } from './tools/compiled/source.js';
 import { ToolEngine } from './tools/engine.js';
 import { ToolRegistry } from './tools/registry.js';
 import { RemoteMcpTools } from './tools/remote-mcp/source.js';
@@ -337,7 +338,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       tracing,
     );
     // The one catalog every reader asks: the engine, formats, docs, MCP, gRPC and REST.
-    const registry = new ToolRegistry([specificationTools]);
+    const registry = new ToolRegistry([
+      specificationTools,
+      ...(config.compiledTools ? compiledSources() : []),
+    ]);
     const executions = new ExecutionService(
       db,
       logger,

@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { getProvider } from '../../providers/catalog.js';
+import { compileDiscovery, compileOpenApi, type ProviderFacts } from './compile.js';
+import { CURATED, type DescriptionSource } from './descriptions.js';
+import type { CompiledCatalog } from './operation.js';
+
+/** The gateway package's root, from src/ (tests) and from dist/ alike. */
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** Where the description of a source is on disk. */
+export function descriptionPath(source: DescriptionSource): string {
+  if (source.package) return createRequire(import.meta.url).resolve(`${source.package}/${source.file}`);
+  return `${PACKAGE_ROOT}descriptions/${source.file}`;
+}
+
+export function providerFacts(key: string): ProviderFacts {
+  const provider = getProvider(key);
+  return {
+    key,
+    displayName: provider.displayName,
+    baseUrl: provider.api.baseUrl,
+    ownHeaders: Object.keys(provider.api.defaultHeaders).map((h) => h.toLowerCase()),
+    versionHeader: provider.api.versionHeader?.toLowerCase(),
+    curated: CURATED,
+  };
+}
+
+/** Reads a provider's description and compiles it into its catalog (the build does this once). */
+export async function compileSource(source: DescriptionSource): Promise<CompiledCatalog> {
+  const doc = JSON.parse(await readFile(descriptionPath(source), 'utf8'));
+  const facts = providerFacts(source.provider);
+  const result = source.format === 'openapi' ? compileOpenApi(doc, facts) : compileDiscovery(doc, facts);
+  const version =
+    source.format === 'openapi'
+      ? String(doc.info?.version ?? '')
+      : `${doc.version}${doc.revision ? ` (revision ${doc.revision})` : ''}`;
+  return {
+    provider: source.provider,
+    sources: [{ file: source.package ? `${source.package}/${source.file}` : source.file, version }],
+    skipped: result.skipped,
+    operations: result.operations,
+  };
+}

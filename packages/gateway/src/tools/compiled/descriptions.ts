@@ -1,0 +1,79 @@
+/**
+ * Which API description each provider's compiled tools come from. `file` is under the package's
+ * `descriptions/` folder (third-party data kept with its licence, see descriptions/SOURCE.md) or,
+ * with `package`, inside a published npm package.
+ */
+export interface DescriptionSource {
+  provider: string;
+  format: 'openapi' | 'discovery';
+  file: string;
+  package?: string;
+}
+
+export const DESCRIPTIONS: readonly DescriptionSource[] = [
+  { provider: 'google_calendar', format: 'discovery', file: 'google/calendar-v3.json' },
+  { provider: 'google_drive', format: 'discovery', file: 'google/drive-v3.json' },
+  { provider: 'google_sheets', format: 'discovery', file: 'google/sheets-v4.json' },
+  { provider: 'google_docs', format: 'discovery', file: 'google/docs-v1.json' },
+  { provider: 'gmail', format: 'discovery', file: 'google/gmail-v1.json' },
+  { provider: 'notion', format: 'openapi', file: 'notion/notion-openapi-2025-09-03.json' },
+  {
+    provider: 'github',
+    format: 'openapi',
+    package: '@octokit/openapi',
+    file: 'generated/api.github.com.json',
+  },
+];
+
+/** The providers with compiled tools. */
+export const COMPILED_PROVIDERS: readonly string[] = DESCRIPTIONS.map((d) => d.provider);
+
+/**
+ * Lines written by hand for the operations agents use most; they open the generated description.
+ */
+export const CURATED: Record<string, string> = {
+  gmail_users_messages_list:
+    'Finds messages in the mailbox; use q with Gmail search syntax (from:, subject:, is:unread, newer_than:7d) and userId "me".',
+  gmail_users_messages_get:
+    'Reads one message by id; format "metadata" gives headers only, "full" the parsed body.',
+  gmail_users_messages_send:
+    'Sends an email: body.raw is the whole RFC 2822 message, base64url-encoded; userId "me".',
+  gmail_users_drafts_create: 'Saves a draft: body.message.raw is the RFC 2822 message, base64url-encoded.',
+  gmail_users_labels_list: 'Lists the mailbox labels with their ids, for filtering or modifying messages.',
+  gmail_users_messages_modify: 'Adds or removes labels on one message (e.g. remove UNREAD to mark it read).',
+  gmail_users_threads_list: 'Finds conversations; the same q search syntax as messages.',
+  google_calendar_events_list:
+    'Lists events of a calendar ("primary" is the user\'s own); give timeMin/timeMax as RFC 3339 and singleEvents true to expand recurrences.',
+  google_calendar_events_insert:
+    'Creates an event; body.start and body.end take dateTime (with timeZone) or date.',
+  google_calendar_events_patch:
+    'Changes some fields of an event; to answer an invitation set body.attendees with your responseStatus.',
+  google_calendar_calendar_list_list: 'Lists the calendars the user has, with their ids.',
+  google_calendar_freebusy_query: 'Tells when the given calendars are busy between timeMin and timeMax.',
+  google_drive_files_list:
+    "Finds files; q uses Drive query syntax (name contains 'x', mimeType = '…', trashed = false).",
+  google_drive_files_get: "Reads one file's metadata; pass fields to choose which.",
+  google_drive_permissions_create:
+    'Shares a file: body.role (reader, writer…) and body.type (user, group, anyone).',
+  google_sheets_spreadsheets_values_get: 'Reads the cells of a range in A1 notation (Sheet1!A1:C10).',
+  google_sheets_spreadsheets_values_update:
+    'Writes cells of a range; valueInputOption USER_ENTERED parses them as typed.',
+  google_sheets_spreadsheets_values_append: 'Appends rows after the last row of a table in the range.',
+  google_docs_documents_get: "Reads a document's whole structure (body content, styles).",
+  google_docs_documents_batch_update:
+    'Edits a document with a list of requests (insertText, replaceAllText, …).',
+  github_repos_get: 'Reads a repository: its default branch, visibility, counts.',
+  github_issues_create:
+    'Opens an issue in owner/repo with body.title and optional body.body, labels and assignees.',
+  github_issues_list_for_repo: 'Lists issues (and pull requests) of owner/repo; state open, closed or all.',
+  github_issues_create_comment: 'Comments on an issue or pull request by its number.',
+  github_pulls_list: 'Lists pull requests of owner/repo.',
+  github_pulls_create: 'Opens a pull request from body.head into body.base.',
+  github_repos_get_content: 'Reads a file or folder of a repository at a path (file content is base64).',
+  github_search_issues_and_pull_requests: 'Searches issues and pull requests with GitHub search syntax in q.',
+  github_users_get_authenticated: 'Reads the signed-in user.',
+  notion_post_search: 'Searches pages and data sources the integration can see, by title.',
+  notion_retrieve_a_page: "Reads one page's properties (its content is its block children).",
+  notion_get_block_children: 'Reads the blocks inside a page or block, a page at a time.',
+  notion_query_data_source: "Queries a data source's rows with a filter and sorts.",
+};

@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { executeTool, sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+const ADA = 'ada00000-0000-4000-8000-000000000001';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The compiled operations the emulators implement, each run end to end: the registry finds the
+ * tool, the engine validates and records it, the credential path signs the request, the emulator
+ * answers in the provider's shape.
+ */
+describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
+  let t: TestGateway;
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    for (const provider of ['google_calendar', 'google_drive', 'google_sheets', 'google_docs']) {
+      await sandboxAccount(t, { provider, identifier: 'user_c' });
+    }
+    await sandboxAccount(t, { provider: 'notion', identifier: 'user_c', userId: ADA });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function run(tool_name: string, tool_input: Json): Promise<Json> {
+    const { status, body } = await executeTool(t, { tool_name, identifier: 'user_c', tool_input });
+    if (status !== 200) throw new Error(`${tool_name} answered ${status}: ${JSON.stringify(body)}`);
+    return body.data as Json;
+  }
+
+  it('lists the compiled tools beside the specification tools, which keep their place', async () => {
+    const res = await t.api('/api/v1/tools');
+    const names = ((await res.json()) as { data: Json[] }).data.map((d) => d.name as string);
+    expect(names.length).toBeGreaterThan(1400);
+    expect(names[0]).toMatch(/^notes_/);
+    expect(names).toContain('github_issues_create');
+    expect(names).toContain('gmail_users_messages_send');
+    expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);
+    expect(new Set(names).size).toBe(names.length);
+    const one = await t.api('/api/v1/tools/google_calendar_events_delete');
+    expect(await one.json()).toMatchObject({
+      provider: 'google_calendar',
+      annotations: { read_only: false, destructive: true },
+    });
+  });
+
+  it('runs Google Calendar operations', async () => {
+    const calendars = await run('google_calendar_calendar_list_list', {});
+    expect(Array.isArray(calendars.items)).toBe(true);
+    const created = await run('google_calendar_events_insert', {
+      calendarId: 'primary',
+      body: {
+        summary: 'Compiled',
+        start: { dateTime: '2026-03-02T10:00:00Z' },
+        end: { dateTime: '2026-03-02T11:00:00Z' },
+      },
+    });
+    expect(created).toMatchObject({ summary: 'Compiled' });
+    const id = created.id as string;
+    const patched = await run('google_calendar_events_patch', {
+      calendarId: 'primary',
+      eventId: id,
+      body: { summary: 'Compiled, renamed' },
+    });
+    expect(patched.summary).toBe('Compiled, renamed');
+    expect(await run('google_calendar_events_get', { calendarId: 'primary', eventId: id })).toMatchObject({
+      id,
+    });
+    const listed = await run('google_calendar_events_list', { calendarId: 'primary', maxResults: 50 });
+    expect((listed.items as Json[]).some((e) => e.id === id)).toBe(true);
+    const busy = await run('google_calendar_freebusy_query', {
+      body: { timeMin: '2026-03-02T00:00:00Z', timeMax: '2026-03-03T00:00:00Z', items: [{ id: 'primary' }] },
+    });
+    expect(busy.calendars).toBeDefined();
+    expect(await run('google_calendar_events_delete', { calendarId: 'primary', eventId: id })).toEqual({});
+  });
+
+  it('runs Google Drive, Sheets and Docs operations', async () => {
+    expect(await run('google_drive_about_get', { fields: 'user' })).toHaveProperty('user');
+    const created = await run('google_drive_files_create', {
+      body: { name: 'compiled.txt', mimeType: 'text/plain' },
+    });
+    expect(created).toMatchObject({ name: 'compiled.txt' });
+    const files = await run('google_drive_files_list', { pageSize: 100 });
+    expect((files.files as Json[]).some((f) => f.id === created.id)).toBe(true);
+    expect(await run('google_drive_files_get', { fileId: created.id })).toMatchObject({ id: created.id });
+    const sheet = await run('google_sheets_spreadsheets_create', {
+      body: { properties: { title: 'Compiled' } },
+    });
+    const spreadsheetId = sheet.spreadsheetId as string;
+    await run('google_sheets_spreadsheets_values_update', {
+      spreadsheetId,
+      range: 'Sheet1!A1:B1',
+      valueInputOption: 'RAW',
+      body: { values: [['a', 'b']] },
+    });
+    const values = await run('google_sheets_spreadsheets_values_get', {
+      spreadsheetId,
+      range: 'Sheet1!A1:B1',
+    });
+    expect(values.values).toEqual([['a', 'b']]);
+    const doc = await run('google_docs_documents_create', { body: { title: 'Compiled doc' } });
+    expect(await run('google_docs_documents_get', { documentId: doc.documentId })).toMatchObject({
+      title: 'Compiled doc',
+    });
+  });
+
+  it('runs Notion operations at the version of their description', async () => {
+    const me = await run('notion_get_self', {});
+    expect(me.object).toBe('user');
+    const users = await run('notion_get_users', { page_size: 10 });
+    expect(users.object).toBe('list');
+    const found = await run('notion_post_search', { body: { page_size: 5 } });
+    expect(found.object).toBe('list');
+    const page = (found.results as Json[]).find((r) => r.object === 'page');
+    if (page) {
+      expect(await run('notion_retrieve_a_page', { page_id: page.id })).toMatchObject({ id: page.id });
+      expect(await run('notion_get_block_children', { block_id: page.id })).toMatchObject({ object: 'list' });
+    }
+  });
+
+  it('refuses an input its description does not allow, before any request', async () => {
+    const { status, body } = await executeTool(t, {
+      tool_name: 'google_calendar_events_get',
+      identifier: 'user_c',
+      tool_input: { calendarId: 'primary' },
+    });
+    expect(status).toBe(400);
+    expect(body).toMatchObject({ code: 'invalid_input' });
+    expect(JSON.stringify(body.errors)).toContain('eventId');
+  });
+});
