@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
 import { COMPILED_PRECEDENCE, type ToolSource } from '../registry.js';
 import type { AnyTool } from '../types.js';
@@ -34,7 +34,8 @@ export function readCatalog(provider: string, dir = COMPILED_DIR): CompiledCatal
  * that provider's tools (a listing, or a call to one of its names), never at start.
  */
 export function compiledSources(dir = COMPILED_DIR): ToolSource[] {
-  return COMPILED_PROVIDERS.map((provider) => ({
+  // A build that skipped scripts/compile-tools.js has no catalogs: those providers have no compiled tools.
+  return COMPILED_PROVIDERS.filter((provider) => existsSync(`${dir}/${provider}.json`)).map((provider) => ({
     id: `compiled:${provider}`,
     precedence: COMPILED_PRECEDENCE,
     providers: [provider],
