@@ -546,9 +546,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         api.addHook('onRequest', bearerAuthentication(services.tokens, services.clients, services.admins));
         api.addHook('onRequest', scopeAuthorization(services.clients));
         api.addHook('preHandler', connectionAuthorization(services.clients));
-        const audited = auditHooks(services.audit);
-        api.addHook('onSend', audited.onSend);
-        api.addHook('onResponse', audited.onResponse);
+        api.addHook('onRoute', auditHooks(services.audit).onRoute);
         await api.register(auditRoutes, { audit: services.audit });
         await api.register(adminAccountRoutes, { admins: services.admins });
         await api.register(connectionRoutes, { connections: services.connections, grants: services.clients });

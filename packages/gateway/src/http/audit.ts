@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { actionForRoute, detailsOf, resourceIdOf } from '../audit/actions.js';
 import type { AuditEntry, AuditService } from '../audit/service.js';
 import type { Principal } from './authenticate.js';
@@ -26,7 +26,7 @@ export function originOf(req: FastifyRequest): Pick<AuditEntry, 'ip' | 'userAgen
  */
 export function auditHooks(audit: AuditService) {
   const responseIds = new WeakMap<FastifyRequest, Record<string, unknown>>();
-  return {
+  const hooks = {
     onSend(
       req: FastifyRequest,
       reply: FastifyReply,
@@ -78,6 +78,21 @@ export function auditHooks(audit: AuditService) {
         });
       }
       done();
+    },
+  };
+  return {
+    ...hooks,
+    /**
+     * An onRoute hook: only the routes that record something (changes) get the two hooks, so reads
+     * and tool calls, most of the traffic, run neither.
+     */
+    onRoute(route: RouteOptions): void {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (!methods.some((method) => actionForRoute(method, route.url) !== undefined)) return;
+      const existing = <T>(hook: T | T[] | undefined): T[] =>
+        hook === undefined ? [] : Array.isArray(hook) ? hook : [hook];
+      route.onSend = [...existing(route.onSend), hooks.onSend] as RouteOptions['onSend'];
+      route.onResponse = [...existing(route.onResponse), hooks.onResponse] as RouteOptions['onResponse'];
     },
   };
 }
