@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is a worker per core but one: on two cores, one, which ran every file in a
+    // row while most of them wait on what they drive (gateways, CLI processes, PostgreSQL,
+    // Chromium). At least two files at a time keep both cores busy; each still has its own process.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    minWorkers: 1,
     setupFiles: ['packages/gateway/test/helpers/no-leaked-listeners.ts'],
   },
 });
