@@ -118,6 +118,13 @@ describe.each(BACKENDS)('what a limited client may reach on $name', (backend) =>
     });
     expect(approve.status).toBe(403);
     expect((await json(approve)).code).toBe('insufficient_scope');
+    // The runtime preset mints tokens but does not choose where every MCP user signs in.
+    const settings = await as(limited, '/api/v1/mcp/oauth/settings', {
+      method: 'PUT',
+      json: { sign_in_url: 'https://attacker.example/sign-in' },
+    });
+    expect(settings.status).toBe(403);
+    expect(await json(settings)).toMatchObject({ code: 'insufficient_scope', required_scope: 'environment' });
   });
 
   it('gRPC holds the same line: ExecuteTool, ListConnectedAccounts, magic links, connections', async () => {

@@ -107,6 +107,9 @@ export function scopeForRoute(method: string, route: string): Scope | 'all' {
       // Dashboard accounts: only a signed-in admin's session may manage them (the routes refuse clients).
       return 'all';
     case 'mcp':
+      // Where every MCP user of the environment is sent to sign in is the environment's setting.
+      if (path === '/mcp/oauth/settings' && method !== 'GET' && method !== 'HEAD') return 'environment';
+      return 'tokens';
     case 'proxy':
       // Minting and revoking the tokens an end user's MCP client or a provider SDK uses.
       return 'tokens';

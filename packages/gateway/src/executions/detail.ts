@@ -26,9 +26,30 @@ const SECRET_KEYS = [
   'privatekey',
   'cookie',
   'sessionid',
+  'session',
   'signature',
+  'pwd',
+  'pass',
+  'otp',
+  'jwt',
+  'key',
+  'pin',
+  'cvv',
+  'cvc',
+  'ssn',
 ];
-const SECRET_PARTS = ['password', 'secret', 'token', 'apikey', 'credential', 'privatekey'];
+const SECRET_PARTS = [
+  'password',
+  'secret',
+  'token',
+  'apikey',
+  'credential',
+  'privatekey',
+  'clientkey',
+  'signingkey',
+  'accesskey',
+  'sessionkey',
+];
 
 export function isSecretKey(key: string): boolean {
   const name = key.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -49,6 +70,30 @@ const SECRET_VALUE = [
 
 export function isSecretValue(value: string): boolean {
   return SECRET_VALUE.some((pattern) => pattern.test(value));
+}
+
+/**
+ * Secrets inside text (a message that quotes a header, a URL with a password), replaced where
+ * they stand. Each pattern is linear: no nested quantifiers.
+ */
+const SECRETS_IN_TEXT: Array<[RegExp, string]> = [
+  [/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${MASKED}`],
+  [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, MASKED],
+  [/\b(sk|pk|rk)_(live|test)_[A-Za-z0-9]{8,}/g, MASKED],
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, MASKED],
+  [/\b(AKIA|ASIA)[0-9A-Z]{16}\b/g, MASKED],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, MASKED],
+  [/\bglpat-[0-9A-Za-z_-]{16,}/g, MASKED],
+  [/\bnpm_[0-9A-Za-z]{30,}/g, MASKED],
+  [/\b(ghp|gho|ghu|ghs|ghr|github_pat|xox[abpors])[-_][A-Za-z0-9_-]{8,}/g, MASKED],
+  // scheme://user:password@host: the password goes, the rest stays readable.
+  [/([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*:)[^\s@/]+@/gi, `$1${MASKED}@`],
+];
+
+export function maskSecretsIn(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRETS_IN_TEXT) out = out.replace(pattern, replacement);
+  return out;
 }
 
 /**
@@ -76,7 +121,7 @@ function copy(value: unknown, budget: { left: number }, depth: number): unknown 
       budget.left -= MASKED.length + 2;
       return MASKED;
     }
-    const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+    const clean = maskSecretsIn(value.includes('\u0000') ? value.replaceAll('\u0000', '') : value);
     const room = Math.max(0, budget.left - 2);
     if (clean.length > room) {
       budget.left = 0;
