@@ -118,6 +118,17 @@ describe.each(BACKENDS)('server-side requests on a caller’s word on $name', (b
     });
     expect(hidden.status).toBe(400);
     expect(JSON.stringify(await json(hidden))).toContain('/api/base_url');
+    // A console URL is rendered as a link: javascript: (or any scheme but https) is refused.
+    const script = await t.api('/api/v1/providers', {
+      method: 'POST',
+      json: {
+        ...base,
+        api: { base_url: 'https://api.loopy.example' },
+        setup: { console: { name: 'Console', url: 'javascript:alert(1)' } },
+      },
+    });
+    expect(script.status).toBe(400);
+    expect(JSON.stringify(await json(script))).toContain('/setup/console/url');
 
     // Loopback http is allowed in a definition (local development), but the guard refuses it when
     // sending unless an operator allowed private targets for this provider: no loop through /proxy.
