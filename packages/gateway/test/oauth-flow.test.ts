@@ -32,8 +32,9 @@ describe.each(BACKENDS)('authorization flow on $name', (backend) => {
   const refreshGrants = (emulator: EmulatorKey) =>
     control.counters().token_grants[emulator]?.refresh_token ?? 0;
 
-  // The providers with a dedicated emulator; the definitions emulator's are in providers-sandbox.test.ts.
-  const DEDICATED = PROVIDER_KEYS.filter((p) => PROVIDERS[p]!.emulator !== 'definitions');
+  // The providers with a dedicated emulator; the definitions emulator's are in providers-sandbox.test.ts,
+  // remote MCP servers (discovered, not configured) in remote-mcp.test.ts.
+  const DEDICATED = PROVIDER_KEYS.filter((p) => !['definitions', 'mcp'].includes(PROVIDERS[p]!.emulator));
   describe.each(DEDICATED.map((p) => ({ provider: p })))('$provider', ({ provider }) => {
     const emulator = PROVIDERS[provider]!.emulator;
     const connection = `sb-${provider.replace('_', '-')}`;
