@@ -16,7 +16,7 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
   let t: TestGateway;
 
   beforeAll(async () => {
-    t = await startTestGateway(backend);
+    t = await startTestGateway(backend, { PORTICO_COMPILED_TOOLS: 'true' });
     for (const provider of ['google_calendar', 'google_drive', 'google_sheets', 'google_docs']) {
       await sandboxAccount(t, { provider, identifier: 'user_c' });
     }

@@ -70,6 +70,10 @@ export async function startTestGateway(
     // second): a file of Notion tool calls spent most of its minute waiting for turns. The suites
     // of the governor itself turn it on (PORTICO_RATE_GOVERNOR: 'true'); the default is config's.
     PORTICO_RATE_GOVERNOR: 'false',
+    // The compiled tools (over a thousand) are off unless a suite asks for them
+    // (PORTICO_COMPILED_TOOLS: 'true'): the suites that count or list the specification's tools
+    // read those 45; the default is config's.
+    PORTICO_COMPILED_TOOLS: 'false',
     // "{port}" in a value is the port the gateway will listen on.
     ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{port}', String(port))])),
   });

@@ -78,8 +78,8 @@ export const calendarCreateEvent = defineTool({
   provider: 'google_calendar',
   description: [
     'Creates an event in a Google Calendar and returns the created event (id, htmlLink, and hangoutLink when a meeting room was requested).',
-    'Use it to schedule meetings, focus time or recurring series. summary and start_datetime (RFC 3339) are required; the end is start plus event_duration_hour and event_duration_minutes (one hour when both are omitted).',
-    'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; a recurring event without "timezone" repeats in the calendar’s own time zone; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
+    'For meetings, focus time or recurring series. summary and start_datetime (RFC 3339) are required; the end is start plus event_duration_hour and event_duration_minutes (one hour when both are omitted).',
+    'Rules: "timezone" must be an IANA name; a start without a UTC offset needs "timezone"; a recurring event without it repeats in the calendar’s zone; recurrence lines are RRULE/EXRULE/RDATE/EXDATE with a FREQ; the event must last at least one minute.',
     'create_meeting_room adds a Google Meet link; send_updates true emails the guests; transparency is "busy" (default) or "free". ("attendees" is another name for attendees_emails.)',
     'Example: {"summary":"Design review","start_datetime":"2025-06-02T15:00:00","timezone":"Europe/Paris","event_duration_minutes":45,"attendees_emails":["grace@example.com"],"create_meeting_room":true,"transparency":"busy","send_updates":true}',
   ].join(' '),
