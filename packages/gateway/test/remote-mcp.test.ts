@@ -37,7 +37,12 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
 
   beforeAll(async () => {
     emu = await startEmulators({ modules: ['mcp'] });
-    t = await startTestGateway(backend, {}, { awaitSandbox: false });
+    // The emulated servers listen on loopback http: the operator allows that for these providers.
+    t = await startTestGateway(
+      backend,
+      { PORTICO_OUTBOUND_ALLOW_PRIVATE: 'notes_dcr,notes_preregistered,notes_stepup,notes_down' },
+      { awaitSandbox: false },
+    );
     for (const variant of ['dcr', 'preregistered', 'stepup']) {
       expect((await provider(`notes_${variant}`, variant)).status).toBe(201);
     }
