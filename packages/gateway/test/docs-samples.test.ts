@@ -36,6 +36,8 @@ const NORUN = new Set([
   'proxy-port-start', // starts a second server; the harness starts the gateway with PORTICO_PROXY_PORT
   'webhook-receiver', // the Express receiver needs the standardwebhooks package; the page's own receiver runs instead
   'llm-call', // calls a model provider's API with an API key
+  'vendor-server', // reaches a vendor's own server on the internet; remote-mcp.test.ts runs the same against emulated ones
+  'emulator-start', // a long-running emulator server; remote-mcp.test.ts starts the same emulators
 ]);
 
 // Generous: the CLI page runs some forty commands of a second each, slower on a busy machine.
