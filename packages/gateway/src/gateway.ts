@@ -257,6 +257,20 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       }
       return resolveEndpoints(provider, location, connection, accountMetadata);
     };
+    // Names resolving to private addresses are reached only for the sandbox's emulators, or when an
+    // operator allowed private targets for some provider (the guard cannot tell its hosts by name).
+    const sandboxHosts = () => {
+      const location = sandbox.location();
+      return location ? [location.internalBase, location.publicBase].map((u) => new URL(u).hostname) : [];
+    };
+    const http = new UpstreamHttp(
+      {
+        ...config.upstream,
+        privateHostAllowed: (hostname) =>
+          config.outboundAllowPrivate.length > 0 || sandboxHosts().includes(hostname),
+      },
+      tracing,
+    );
     const providers = new ProviderCatalogService({ db, logger });
     await providers.start();
     const connections = new ConnectionService({
@@ -287,6 +301,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         }
         return { row, client: { clientId: row.client_id, clientSecret } };
       },
+      outboundFetch: http.fetch,
       notActive: (account) => links.notActiveProblem(account),
       authorizationLink: async (accountId, tx) => {
         const { link, expires_at } = await links.linkFor({ id: accountId }, undefined, undefined, tx);
@@ -309,6 +324,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       requestTtlSeconds: config.authRequestTtlSeconds,
       providers,
       branding,
+      outboundFetch: http.fetch,
       prepareSandbox: (connection, provider, secret) =>
         sandbox.registerClient(connection, provider, secret, connections.redirectUri(connection.id)),
     });
@@ -320,23 +336,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       accountTokens,
       endpoints,
       providers,
+      outboundFetch: http.fetch,
     });
     connections.beforeRemove((row) => accounts.disconnectAllOf(row));
     await accountTokens.start();
-    // Names resolving to private addresses are reached only for the sandbox's emulators, or when an
-    // operator allowed private targets for some provider (the guard cannot tell its hosts by name).
-    const sandboxHosts = () => {
-      const location = sandbox.location();
-      return location ? [location.internalBase, location.publicBase].map((u) => new URL(u).hostname) : [];
-    };
-    const http = new UpstreamHttp(
-      {
-        ...config.upstream,
-        privateHostAllowed: (hostname) =>
-          config.outboundAllowPrivate.length > 0 || sandboxHosts().includes(hostname),
-      },
-      tracing,
-    );
     // The one catalog every reader asks: the engine, formats, docs, MCP, gRPC and REST.
     const registry = new ToolRegistry([
       specificationTools,

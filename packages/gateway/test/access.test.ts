@@ -1,5 +1,8 @@
 import { Code, type ConnectError, createClient } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectedAccountService, ConnectionService, ToolService } from '../src/grpc/descriptors.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -191,5 +194,95 @@ describe.each(BACKENDS)('what a limited client may reach on $name', (backend) =>
     );
     const apps = await connections.listAppConnections({}, { headers });
     expect(apps.connections.map((c) => c.keyId)).toEqual([notion]);
+  });
+
+  it('a client without links creates no account for a new end user, on any interface', async () => {
+    const noLinks = await client({ name: 'no links', scopes: ['tools', 'proxy', 'tokens', 'accounts:read'] });
+    const NEW = 'never-seen-user';
+    const refused = (body: Record<string, unknown>) => {
+      expect(body).toMatchObject({
+        code: 'account_not_found_links_required',
+        required_scope: 'links',
+        identifier: NEW,
+      });
+      expect(body).not.toHaveProperty('authorization_link');
+    };
+    // REST tools, with and without the connection named.
+    for (const named of [{ connection_name: notion }, {}]) {
+      const res = await as(noLinks, '/api/v1/tools/execute', {
+        method: 'POST',
+        json: { tool_name: 'notes_user_list', identifier: NEW, tool_input: {}, ...named },
+      });
+      expect(res.status).toBe(403);
+      refused(await json(res));
+    }
+    // The proxy.
+    const proxied = await t.api('/proxy/v1/users/me', {
+      token: noLinks,
+      headers: { connection_name: notion, identifier: NEW },
+    });
+    expect(proxied.status).toBe(403);
+    refused(await json(proxied));
+    // gRPC.
+    const tools = createClient(ToolService, createGrpcTransport({ baseUrl: t.url }));
+    const grpc = (await tools
+      .executeTool(
+        { toolName: 'notes_user_list', identifier: NEW, connector: notion },
+        { headers: { authorization: `Bearer ${noLinks}` } },
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as ConnectError;
+    expect(grpc.code).toBe(Code.PermissionDenied);
+    expect(grpc.message).toContain('"links" scope');
+    // MCP, with the client's own token and with an MCP token it mints: no tool call and no
+    // portico_authorize hands out a link.
+    const minted = await json(
+      await as(noLinks, '/api/v1/mcp/tokens', { method: 'POST', json: { identifier: NEW } }),
+    );
+    for (const headers of <Record<string, string>[]>[
+      { authorization: `Bearer ${noLinks}`, identifier: NEW },
+      { authorization: `Bearer ${minted.token as string}` },
+    ]) {
+      const mcp = new Client({ name: 'access-test', version: '1.0.0' });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers } }),
+      );
+      try {
+        const call = (await mcp.callTool({ name: 'notes_user_list', arguments: {} })) as CallToolResult;
+        expect(call.isError).toBe(true);
+        expect((call.content[0] as { text: string }).text).toContain('account_not_found_links_required');
+        const link = (await mcp.callTool({
+          name: 'portico_authorize',
+          arguments: { connection_name: notion },
+        })) as CallToolResult;
+        expect(link.isError).toBe(true);
+        expect((link.content[0] as { text: string }).text).toContain('insufficient_scope');
+      } finally {
+        await mcp.close();
+      }
+    }
+    // A client with links but limited to notion creates nothing on the calendar connection either.
+    const outside = await as(limited, '/api/v1/tools/execute', {
+      method: 'POST',
+      json: { tool_name: 'calendar_list_calendars', identifier: NEW, tool_input: {} },
+    });
+    expect(outside.status).toBe(403);
+    expect((await json(outside)).code).toBe('insufficient_scope');
+    // Nothing was created for the new user.
+    const listed = await json(await t.api(`/api/v1/connected-accounts?identifier=${NEW}`));
+    expect(listed.data).toEqual([]);
+    // A client with links still gets the account created, and the link that authorizes it.
+    const runtime = await client({ name: 'runtime', scopes: ['runtime'] });
+    const linked = await as(runtime, '/api/v1/tools/execute', {
+      method: 'POST',
+      json: { tool_name: 'notes_user_list', identifier: NEW, tool_input: {}, connection_name: notion },
+    });
+    expect(linked.status).toBe(409);
+    expect(await json(linked)).toMatchObject({
+      code: 'account_not_active',
+      authorization_link: { link: expect.any(String) },
+    });
   });
 });

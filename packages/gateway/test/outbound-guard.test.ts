@@ -1,8 +1,12 @@
+import { lookup } from 'node:dns/promises';
+import net from 'node:net';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BlockedAddressError,
   checkOutboundUrl,
   guardedLookup,
+  isPublicAddress,
   OutboundRefusedError,
 } from '../src/upstream/outbound-guard.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -151,5 +155,91 @@ describe.each(BACKENDS)('server-side requests on a caller’s word on $name', (b
     const problem = await json(imported);
     expect(problem.code).toBe('upstream_error');
     expect(problem.detail).toContain('PORTICO_OUTBOUND_ALLOW_PRIVATE=loopy');
+  });
+
+  it('token, revocation and user-info requests are checked as the socket connects: a name resolving to loopback is refused', async () => {
+    // A name that passes the URL check (no literal address, no local name) but resolves to a
+    // private address, as a rebinding name would when the request is made: the machine's own name.
+    const host = hostname();
+    const addresses = await lookup(host, { all: true });
+    expect(
+      addresses.some((a) => !isPublicAddress(a.address)),
+      `${host} must resolve to a loopback or private address for this test`,
+    ).toBe(true);
+    // Whatever connects here got past the guard.
+    let connections = 0;
+    const listener = net.createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '0.0.0.0', resolve));
+    const base = `https://${host}:${(listener.address() as net.AddressInfo).port}`;
+    try {
+      const keys = await t.api('/api/v1/providers', {
+        method: 'POST',
+        json: {
+          key: 'rebound_keys',
+          display_name: 'Rebound Keys',
+          auth: { kind: 'api_key' },
+          api: { base_url: `${base}/api` },
+          user_info: { url: `${base}/api/me` },
+        },
+      });
+      expect(keys.status, await keys.clone().text()).toBe(201);
+      const oauth = await t.api('/api/v1/providers', {
+        method: 'POST',
+        json: {
+          key: 'rebound_oauth',
+          display_name: 'Rebound OAuth',
+          auth: {
+            kind: 'oauth2',
+            authorization_url: `${base}/authorize`,
+            token_url: `${base}/token`,
+            revocation: { url: `${base}/revoke`, style: 'form' },
+          },
+          api: { base_url: `${base}/api` },
+        },
+      });
+      expect(oauth.status, await oauth.clone().text()).toBe(201);
+      for (const json of [
+        { name: 'rebound-keys', provider: 'rebound_keys' },
+        { name: 'rebound-oauth', provider: 'rebound_oauth', client_id: 'cid', client_secret: 'secret' },
+      ]) {
+        const created = await t.api('/api/v1/connections', { method: 'POST', json });
+        expect(created.status, await created.clone().text()).toBe(201);
+      }
+      // User-info: the key is checked before it is stored.
+      const checked = await t.api('/api/v1/connected-accounts/import', {
+        method: 'POST',
+        json: { connection_name: 'rebound-keys', identifier: 'u1', api_key: 'k-1' },
+      });
+      expect(checked.status).toBe(503);
+      expect((await json(checked)).detail).toContain('private or reserved address');
+      // Token: an expired access token is refreshed at the first proxied call.
+      const imported = await t.api('/api/v1/connected-accounts/import', {
+        method: 'POST',
+        json: {
+          connection_name: 'rebound-oauth',
+          identifier: 'u1',
+          access_token: 'at-1',
+          refresh_token: 'rt-1',
+          expires_in: 0,
+        },
+      });
+      expect(imported.status, await imported.clone().text()).toBe(201);
+      const accountId = (await json(imported)).id as string;
+      const proxied = await t.api('/proxy/api/things', {
+        headers: { connection_name: 'rebound-oauth', identifier: 'u1' },
+      });
+      expect(proxied.status).toBeGreaterThanOrEqual(500);
+      expect((await json(proxied)).detail).toContain('private or reserved address');
+      // Revocation: disconnecting revokes at the provider, which is refused the same way.
+      expect((await t.api(`/api/v1/connected-accounts/${accountId}`, { method: 'DELETE' })).status).toBe(200);
+      const disconnected = t.logs.find((l) => l.msg === 'account disconnected' && l.account_id === accountId);
+      expect(disconnected?.revoked).toBe(false);
+      expect(connections).toBe(0);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });

@@ -27,6 +27,7 @@ import {
 import { type ConnectionRow, findConnectionByName, listConnections } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import type { Tracing } from '../tracing/tracing.js';
+import type { OutboundFetch } from '../upstream/http.js';
 import { sealTokens } from './sealed-tokens.js';
 import { accountView } from './view.js';
 
@@ -63,6 +64,13 @@ export interface AccountRef {
   identifier: string;
 }
 
+/**
+ * Whether a caller may create an end user's account on a connection (auth/access.ts decides: the
+ * `links` scope, and the connection within reach): the refusal to answer instead, or undefined.
+ * Without one, an end user's first call creates the account PENDING_AUTH.
+ */
+export type NewAccountRefusal = (identifier: string, connectionName: string) => Problem | undefined;
+
 export interface AccountTokensDeps {
   db: Database;
   keyring: Keyring;
@@ -81,6 +89,8 @@ export interface AccountTokensDeps {
     connection: ConnectionPlace,
     accountMetadata?: Record<string, unknown>,
   ): ProviderEndpoints;
+  /** How token, revocation and user-info requests reach the provider (upstream/http.ts OutboundFetch). */
+  outboundFetch: OutboundFetch;
   /** The definition of a connection's provider: built-in, or one of the environment's own. */
   provider(environmentId: string, key: string): Promise<ProviderDefinition>;
   /** The error for an account that cannot be used, carrying a fresh authorization link. */
@@ -190,7 +200,7 @@ export class AccountTokens {
   }
 
   /** A valid access token for the account (connection name + identifier). */
-  async forRef(ref: AccountRef): Promise<Credential> {
+  async forRef(ref: AccountRef, refuseNew?: NewAccountRefusal): Promise<Credential> {
     const accountId = this.byRef.get(refKey(ref));
     if (accountId) {
       const cached = this.fresh(accountId);
@@ -211,7 +221,7 @@ export class AccountTokens {
           `No connection is named "${ref.connectionName}"; list them with GET /api/v1/connections.`,
         );
       }
-      return this.pendingOrAuthorized(connection, ref.identifier);
+      return this.pendingOrAuthorized(connection, ref.identifier, refuseNew);
     }
     return this.load(account);
   }
@@ -220,7 +230,12 @@ export class AccountTokens {
    * A valid access token for the identifier's single active account of `provider` (tools called
    * without connection_name). The resolution is remembered until any account changes.
    */
-  async forIdentity(environmentId: string, identifier: string, provider: ProviderKey): Promise<Credential> {
+  async forIdentity(
+    environmentId: string,
+    identifier: string,
+    provider: ProviderKey,
+    refuseNew?: NewAccountRefusal,
+  ): Promise<Credential> {
     const key = `${environmentId}\u0000${identifier}\u0000${provider}`;
     // While the listener is unconfirmed, another account may have been connected or removed unheard.
     const known = this.deps.db.listening() ? this.byIdentity.get(key) : undefined;
@@ -243,7 +258,7 @@ export class AccountTokens {
     if (accounts.length) return this.forAccount(accounts[0]!.id);
     // Never seen: when one connection serves the provider, the user can be sent to it at once.
     const connections = await listConnections(this.deps.db, environmentId, { provider, limit: 20 });
-    if (connections.length === 1) return this.pendingOrAuthorized(connections[0]!, identifier);
+    if (connections.length === 1) return this.pendingOrAuthorized(connections[0]!, identifier, refuseNew);
     throw new Problem(
       'account_not_found',
       connections.length
@@ -255,9 +270,16 @@ export class AccountTokens {
 
   /**
    * An end user who has never authorized the connection: their account is created PENDING_AUTH as
-   * get-or-create would, and the answer is account_not_active with the link that authorizes it.
+   * get-or-create would, and the answer is account_not_active with the link that authorizes it;
+   * or, for a caller that may not create accounts, `refuseNew`'s answer and nothing created.
    */
-  private async pendingOrAuthorized(connection: ConnectionRow, identifier: string): Promise<Credential> {
+  private async pendingOrAuthorized(
+    connection: ConnectionRow,
+    identifier: string,
+    refuseNew: NewAccountRefusal | undefined,
+  ): Promise<Credential> {
+    const refused = refuseNew?.(identifier, connection.name);
+    if (refused) throw refused;
     const { db } = this.deps;
     const account = await db.transaction(async (tx) => {
       const row = await upsertPendingAccount(tx, connection.environment_id, connection.id, identifier);
@@ -598,6 +620,7 @@ export class AccountTokens {
           endpoints,
           client,
           refreshToken,
+          this.deps.outboundFetch,
           this.deps.tracing?.traceHeaders(),
         );
         this.deps.metrics?.refresh(provider.key, 'ok', performance.now() - askedAt);

@@ -27,6 +27,7 @@ import {
 } from '../store/accounts.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
+import type { OutboundFetch } from '../upstream/http.js';
 import type { AccountTokens } from './account-tokens.js';
 import type { AccountView, ImportAccountBody, ListAccountsQuery } from './schemas.js';
 import { sealTokens } from './sealed-tokens.js';
@@ -49,6 +50,8 @@ export interface AccountsDeps {
   accountTokens: AccountTokens;
   endpoints(provider: ProviderDefinition, connection: ConnectionPlace): ProviderEndpoints;
   providers: ProviderCatalogService;
+  /** How token, revocation and user-info requests reach the provider (upstream/http.ts OutboundFetch). */
+  outboundFetch: OutboundFetch;
 }
 
 /** Connected accounts: listing, reading and disconnecting (revoking at the provider). */
@@ -161,7 +164,12 @@ export class AccountService {
     const endpoints = this.deps.endpoints(provider, connection);
     const metadata: Record<string, unknown> = { ...body.metadata };
     if (endpoints.userInfoUrl && body.verify !== false && tokens.accessToken) {
-      const info = await fetchUserInfo(provider, endpoints.userInfoUrl, tokens.accessToken);
+      const info = await fetchUserInfo(
+        provider,
+        endpoints.userInfoUrl,
+        tokens.accessToken,
+        this.deps.outboundFetch,
+      );
       if (!info.ok && info.refused)
         throw new Problem(
           'credentials_invalid',
@@ -325,10 +333,16 @@ export class AccountService {
       };
       const open = (value: string | null, column: typeof ACCOUNT_ACCESS_TOKEN) =>
         value ? this.deps.keyring.open(value, { ...column, rowId: account.id }) : null;
-      const revoked = await revokeGrant(provider, this.deps.endpoints(provider, connection), client, {
-        accessToken: open(account.access_token, ACCOUNT_ACCESS_TOKEN),
-        refreshToken: open(account.refresh_token, ACCOUNT_REFRESH_TOKEN),
-      });
+      const revoked = await revokeGrant(
+        provider,
+        this.deps.endpoints(provider, connection),
+        client,
+        {
+          accessToken: open(account.access_token, ACCOUNT_ACCESS_TOKEN),
+          refreshToken: open(account.refresh_token, ACCOUNT_REFRESH_TOKEN),
+        },
+        this.deps.outboundFetch,
+      );
       this.deps.logger.info(
         { account_id: account.id, provider: provider.key, revoked },
         'account disconnected',

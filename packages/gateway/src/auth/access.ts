@@ -1,3 +1,4 @@
+import type { NewAccountRefusal } from '../accounts/account-tokens.js';
 import { Problem } from '../errors/problem.js';
 import type { ClientStatusCache } from './client-status.js';
 import { ALL_SCOPES, FULL_GRANT, type Grant, SCOPES, type Scope } from './scopes.js';
@@ -13,7 +14,9 @@ import { ALL_SCOPES, FULL_GRANT, type Grant, SCOPES, type Scope } from './scopes
  *   connections' records are not confirmed);
  * - a list: `listFilter` (the connections a store query must keep to, or null for all);
  * - a token or grant minted by a client: `narrowConnections` and `requireMintable` (never more
- *   than its client), `withinClient` when it is used (a client narrowed later narrows its tokens).
+ *   than its client), `withinClient` when it is used (a client narrowed later narrows its tokens);
+ * - a call for an end user with no account yet (a tool, the proxy, MCP, gRPC): `newAccountRefusal`
+ *   (creating the account and handing out its authorization link is the `links` scope's).
  */
 
 export type { Grant, Scope };
@@ -147,4 +150,26 @@ export function withinClient(tokenConnections: readonly string[] | null, client:
   if (client.connectionNames === null) return tokenConnections ? [...tokenConnections] : null;
   if (tokenConnections === null) return [...client.connectionNames];
   return tokenConnections.filter((name) => client.connectionNames!.includes(name));
+}
+
+/**
+ * What a call for an end user who has no account on a connection may do: with `links` (and the
+ * connection within reach) the account is created PENDING_AUTH and the answer carries the link
+ * that authorizes it; otherwise nothing is created and the refusal is the answer. Undefined: a
+ * caller whose grant is whole, which may always create.
+ */
+export function newAccountRefusal(grant: Grant): NewAccountRefusal | undefined {
+  if (grant.scopes === null && grant.connectionNames === null) return undefined;
+  return (identifier, connectionName) => {
+    if (!reachesConnection(grant, connectionName)) return connectionOutOfReach(connectionName, grant);
+    return hasScope(grant, 'links') ? undefined : accountCreationRefused(identifier, connectionName);
+  };
+}
+
+function accountCreationRefused(identifier: string, connectionName: string): Problem {
+  return new Problem(
+    'account_not_found_links_required',
+    `Identifier "${identifier}" has no account on connection "${connectionName}", and creating one (with the link that authorizes it) needs the "links" scope (${SCOPES.links}), which this client lacks; create the account with POST /api/v1/connected-accounts/authorization-link from a client that has it, or give this client the scope.`,
+    { extensions: { required_scope: 'links', identifier, connection_name: connectionName } },
+  );
 }

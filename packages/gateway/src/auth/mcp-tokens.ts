@@ -12,7 +12,15 @@ import {
   touchMcpToken,
 } from '../store/mcp-tokens.js';
 import type { ToolEngine } from '../tools/engine.js';
-import { grantOfPrincipal, hasScope, narrowConnections, requireMintable, withinClient } from './access.js';
+import {
+  FULL_GRANT,
+  type Grant,
+  grantOfPrincipal,
+  hasScope,
+  narrowConnections,
+  requireMintable,
+  withinClient,
+} from './access.js';
 import type { ClientStatusCache } from './client-status.js';
 
 /** Minted tokens start with this, so the /mcp route tells them from gateway access tokens. */
@@ -26,6 +34,11 @@ export interface McpScope {
   connectionNames: string[] | null;
   /** null: every tool. */
   tools: string[] | null;
+  /**
+   * The grant of whoever minted it as it stands now (a dashboard admin's is whole): its scopes say
+   * whether the session may create accounts and authorization links (`links`).
+   */
+  grant: Grant;
 }
 
 export interface MintInput {
@@ -174,12 +187,14 @@ export class McpTokenService {
     if (!row) return undefined;
     // A token minted by a gateway client dies with it; one minted from the dashboard has no client.
     let connectionNames = row.connection_names;
+    let grant = FULL_GRANT;
     if (row.client_id.startsWith('cli_')) {
       if (!(await this.deps.clients.isActive(row.client_id))) return undefined;
       // The minting client as it stands now bounds the token: narrowed or stripped of tools since, so is it.
       const client = this.deps.clients.grantOf(row.client_id);
       if (!hasScope(client, 'tools')) return undefined;
       connectionNames = withinClient(row.connection_names, client);
+      grant = client;
     }
     await touchMcpToken(this.deps.db, row.id);
     return {
@@ -187,6 +202,7 @@ export class McpTokenService {
       identifier: row.identifier,
       connectionNames,
       tools: row.tools,
+      grant,
     };
   }
 

@@ -41,6 +41,7 @@ import {
 import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import type { OutboundFetch } from '../upstream/http.js';
 import type { Branding, BrandingService } from './branding.js';
 import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
 import { type CredentialFormPage, FlowError, type LandingPage } from './pages.js';
@@ -114,6 +115,8 @@ export interface AuthorizationDeps {
   ): ProviderEndpoints;
   providers: ProviderCatalogService;
   branding: BrandingService;
+  /** How token, revocation and user-info requests reach the provider (upstream/http.ts OutboundFetch). */
+  outboundFetch: OutboundFetch;
   /** Makes sure a sandbox connection's OAuth client (and definition) is registered at its emulator. */
   prepareSandbox(
     connection: ConnectionRow,
@@ -425,7 +428,7 @@ export class AuthorizationService {
     const endpoints = this.deps.endpoints(provider, connection);
     let metadata: Record<string, unknown> = {};
     if (endpoints.userInfoUrl) {
-      const checked = await fetchUserInfo(provider, endpoints.userInfoUrl, secret);
+      const checked = await fetchUserInfo(provider, endpoints.userInfoUrl, secret, this.deps.outboundFetch);
       if (!checked.ok) {
         this.deps.logger.info(
           { account_id: pending.account_id, provider: provider.key, refused: checked.refused },
@@ -557,6 +560,7 @@ export class AuthorizationService {
           redirectUri: this.deps.connections.redirectUri(connection.id),
           ...(verifier ? { codeVerifier: verifier } : {}),
         },
+        this.deps.outboundFetch,
       );
     } catch (err) {
       if (!(err instanceof TokenEndpointError)) throw err;
@@ -588,6 +592,7 @@ export class AuthorizationService {
         provider,
         this.deps.endpoints(provider, connection, tokens.metadata).userInfoUrl!,
         tokens.accessToken,
+        this.deps.outboundFetch,
       );
       if (info.ok)
         tokens.metadata = {

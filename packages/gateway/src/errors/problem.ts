@@ -42,6 +42,10 @@ export const ERROR_CODES = {
   account_exists: { status: 409, title: 'Connected account already exists' },
   account_not_found: { status: 404, title: 'Connected account not found' },
   account_not_active: { status: 409, title: 'Connected account is not active' },
+  account_not_found_links_required: {
+    status: 403,
+    title: 'No connected account, and creating one needs the links scope',
+  },
   ambiguous_account: { status: 409, title: 'Several connected accounts match' },
   unknown_tool: { status: 404, title: 'Unknown tool' },
   execution_not_found: { status: 404, title: 'Execution not found' },

@@ -1,7 +1,7 @@
 import type { JsonObject, MessageInitShape } from '@bufbuild/protobuf';
 import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { AccountService } from '../accounts/service.js';
-import { requireConnection, requireRecord } from '../auth/access.js';
+import { newAccountRefusal, requireConnection, requireRecord } from '../auth/access.js';
 import { Problem } from '../errors/problem.js';
 import type { AccountWithConnection } from '../store/accounts.js';
 import type { ToolEngine } from '../tools/engine.js';
@@ -114,7 +114,11 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
           ...(connectionName ? { connection_name: connectionName } : {}),
           ...(req.params ? { tool_input: req.params as Record<string, unknown> } : {}),
         },
-        { id: `client:${clientOf(ctx)}`, connectionNames: grantOf(ctx).connectionNames },
+        {
+          id: `client:${clientOf(ctx)}`,
+          connectionNames: grantOf(ctx).connectionNames,
+          refuseNewAccount: newAccountRefusal(grantOf(ctx)),
+        },
       );
       return { data: asStruct(result.data), executionId: result.execution_id };
     },

@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { AccountView } from '../accounts/schemas.js';
 import type { AccountService } from '../accounts/service.js';
+import { newAccountRefusal, requireScope } from '../auth/access.js';
 import type { McpScope } from '../auth/mcp-tokens.js';
 import type { AuthorizationService } from '../authorization/service.js';
 import type { ConnectionService } from '../connections/service.js';
@@ -77,7 +78,7 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
     if (name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) refuseUnknownTool(deps.engine, name);
     try {
       if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
-      const caller = { id: `mcp:${scope.identifier}` };
+      const caller = { id: `mcp:${scope.identifier}`, refuseNewAccount: newAccountRefusal(scope.grant) };
       const call =
         name === RUN_APPROVED_TOOL
           ? approvedCall(view, scope.identifier, args)
@@ -211,6 +212,8 @@ async function authorize(
   view: ScopeView,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
+  // A link for the user's account is what the `links` scope grants, here as over REST.
+  requireScope(view.scope.grant, 'links', AUTHORIZE_TOOL);
   const name = args.connection_name;
   const allowed = await view.connections();
   if (typeof name !== 'string' || !allowed.some((c) => c.name === name)) {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ProviderDefinition } from '../providers/catalog.js';
 import { credentialPlacement, withQueryCredential } from '../providers/credential.js';
 import { readOne } from '../providers/json-paths.js';
+import { fetchFailure, type OutboundFetch } from '../upstream/http.js';
 import { oauthOf, type ProviderEndpoints } from './endpoints.js';
 
 /**
@@ -106,13 +107,20 @@ export function exchangeAuthorizationCode(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   params: { code: string; redirectUri: string; codeVerifier?: string },
+  send: OutboundFetch,
 ): Promise<TokenResponse> {
-  return tokenRequest(provider, endpoints, client, {
-    grant_type: 'authorization_code',
-    code: params.code,
-    redirect_uri: params.redirectUri,
-    ...(params.codeVerifier ? { code_verifier: params.codeVerifier } : {}),
-  });
+  return tokenRequest(
+    provider,
+    endpoints,
+    client,
+    {
+      grant_type: 'authorization_code',
+      code: params.code,
+      redirect_uri: params.redirectUri,
+      ...(params.codeVerifier ? { code_verifier: params.codeVerifier } : {}),
+    },
+    send,
+  );
 }
 
 export function refreshAccessToken(
@@ -120,6 +128,7 @@ export function refreshAccessToken(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   refreshToken: string,
+  send: OutboundFetch,
   /** Trace context for the token endpoint (`traceparent`), when tracing is on. */
   traceHeaders?: Record<string, string>,
 ): Promise<TokenResponse> {
@@ -128,6 +137,7 @@ export function refreshAccessToken(
     endpoints,
     client,
     { grant_type: 'refresh_token', refresh_token: refreshToken },
+    send,
     traceHeaders,
   );
 }
@@ -137,6 +147,7 @@ async function tokenRequest(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   params: Record<string, string>,
+  send: OutboundFetch,
   traceHeaders?: Record<string, string>,
 ): Promise<TokenResponse> {
   const oauth = oauthOf(provider);
@@ -161,7 +172,7 @@ async function tokenRequest(
   }
   let response: Response;
   try {
-    response = await fetch(endpoints.tokenUrl, {
+    response = await send(endpoints.tokenUrl, {
       method: 'POST',
       headers,
       body,
@@ -169,7 +180,7 @@ async function tokenRequest(
       signal: AbortSignal.timeout(TOKEN_TIMEOUT_MS),
     });
   } catch (error) {
-    throw new TokenEndpointError('transient', `token endpoint unreachable: ${(error as Error).message}`);
+    throw new TokenEndpointError('transient', `token endpoint unreachable: ${fetchFailure(error)}`);
   }
   const text = await response.text();
   let json: unknown;
@@ -283,6 +294,7 @@ export async function revokeGrant(
   endpoints: ProviderEndpoints,
   client: ProviderOAuthClient,
   tokens: { accessToken: string | null; refreshToken: string | null },
+  send: OutboundFetch,
 ): Promise<boolean> {
   const revocation = provider.oauth?.revocation;
   if (!revocation || !endpoints.revocationUrl) return false;
@@ -336,7 +348,7 @@ export async function revokeGrant(
     }
   }
   try {
-    const response = await fetch(url, init);
+    const response = await send(url, init);
     await response.arrayBuffer();
     return response.ok;
   } catch {

@@ -1,6 +1,7 @@
 import type { ProviderDefinition } from '../providers/catalog.js';
 import { credentialPlacement, withQueryCredential } from '../providers/credential.js';
 import { matches, readOne } from '../providers/json-paths.js';
+import { fetchFailure, type OutboundFetch } from '../upstream/http.js';
 
 const USER_INFO_TIMEOUT_MS = 10_000;
 
@@ -19,6 +20,7 @@ export async function fetchUserInfo(
   provider: ProviderDefinition,
   url: string,
   secret: string,
+  send: OutboundFetch,
 ): Promise<UserInfoOutcome> {
   const request = provider.userInfo;
   if (!request) return { ok: true };
@@ -38,7 +40,7 @@ export async function fetchUserInfo(
       : `${target.pathname}${target.search}`;
   let response: Response;
   try {
-    response = await fetch(`${target.origin}${path}`, {
+    response = await send(`${target.origin}${path}`, {
       method: request.method,
       headers,
       redirect: 'manual',
@@ -48,7 +50,7 @@ export async function fetchUserInfo(
     return {
       ok: false,
       refused: false,
-      message: `${provider.displayName} could not be reached (${(error as Error).message})`,
+      message: `${provider.displayName} could not be reached (${fetchFailure(error)})`,
     };
   }
   const text = await response.text();

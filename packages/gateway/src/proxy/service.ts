@@ -1,4 +1,4 @@
-import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
+import type { AccountTokens, Credential, NewAccountRefusal } from '../accounts/account-tokens.js';
 import { sendAsEndUser } from '../accounts/as-end-user.js';
 import { Problem } from '../errors/problem.js';
 import type { RateGovernor } from '../governor/governor.js';
@@ -111,15 +111,18 @@ export class ProxyService {
     }
   }
 
-  /** Settles the credential and target of any call; problems (no account, bad path) are thrown. */
-  async prepare(call: ProxyCall): Promise<PreparedCall> {
+  /**
+   * Settles the credential and target of any call; problems (no account, bad path) are thrown.
+   * `refuseNew`: the caller may not create an end user's account (auth/access.ts).
+   */
+  async prepare(call: ProxyCall, refuseNew?: NewAccountRefusal): Promise<PreparedCall> {
     const ref = {
       environmentId: call.environmentId,
       connectionName: routingHeader(call.headers, 'connection_name', 'x-connection-name'),
       identifier: routingHeader(call.headers, 'identifier', 'x-identifier'),
     };
     const { accountTokens } = this.deps;
-    const credential = accountTokens.cachedForRef(ref) ?? (await accountTokens.forRef(ref));
+    const credential = accountTokens.cachedForRef(ref) ?? (await accountTokens.forRef(ref, refuseNew));
     return { call, credential, target: targetOf(call, credential) };
   }
 

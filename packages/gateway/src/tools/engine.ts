@@ -1,6 +1,6 @@
 import { type Span, SpanKind } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import type { AccountTokens, Credential } from '../accounts/account-tokens.js';
+import type { AccountTokens, Credential, NewAccountRefusal } from '../accounts/account-tokens.js';
 import { ProviderClient } from '../accounts/provider-client.js';
 import { Problem } from '../errors/problem.js';
 import type { ExecutionService } from '../executions/service.js';
@@ -36,6 +36,11 @@ export interface Caller {
   id: string;
   /** The only connections the caller may reach (a gateway client limited to some); absent: all. */
   connectionNames?: readonly string[] | null;
+  /**
+   * The answer for an end user with no account yet when the caller may not create one (it lacks
+   * `links`: auth/access.ts `newAccountRefusal`); absent, the account is created and linked.
+   */
+  refuseNewAccount?: NewAccountRefusal | undefined;
 }
 
 export interface ApprovedCallRequest {
@@ -287,7 +292,7 @@ export class ToolEngine {
             SpanKind.INTERNAL,
             { 'portico.provider': tool.provider },
             async (step) => {
-              const found = await this.resolveAccount(environmentId, request, tool);
+              const found = await this.resolveAccount(environmentId, request, tool, caller?.refuseNewAccount);
               step.setAttributes({
                 'portico.account.id': found.accountId,
                 'portico.connection.name': found.connectionName,
@@ -295,7 +300,7 @@ export class ToolEngine {
               return found;
             },
           )
-        : this.resolveAccount(environmentId, request, tool));
+        : this.resolveAccount(environmentId, request, tool, caller?.refuseNewAccount));
       lap('credential_ms');
       if (caller?.connectionNames && !caller.connectionNames.includes(credential.connectionName)) {
         throw new Problem(
@@ -388,6 +393,7 @@ export class ToolEngine {
     environmentId: string,
     request: ExecuteRequest,
     tool: AnyTool,
+    refuseNew: NewAccountRefusal | undefined,
   ): Promise<Credential> {
     if (tool.connection) {
       // A connection's own tool (a remote MCP server's) runs on that connection only.
@@ -398,18 +404,24 @@ export class ToolEngine {
           { errors: [{ path: '/connection_name', message: `must be ${tool.connection} or absent` }] },
         );
       }
-      return this.deps.accountTokens.forRef({
-        environmentId,
-        connectionName: tool.connection,
-        identifier: request.identifier,
-      });
+      return this.deps.accountTokens.forRef(
+        {
+          environmentId,
+          connectionName: tool.connection,
+          identifier: request.identifier,
+        },
+        refuseNew,
+      );
     }
     if (request.connection_name) {
-      const credential = await this.deps.accountTokens.forRef({
-        environmentId,
-        connectionName: request.connection_name,
-        identifier: request.identifier,
-      });
+      const credential = await this.deps.accountTokens.forRef(
+        {
+          environmentId,
+          connectionName: request.connection_name,
+          identifier: request.identifier,
+        },
+        refuseNew,
+      );
       if (credential.provider.key !== tool.provider) {
         throw new Problem(
           'invalid_input',
@@ -419,7 +431,7 @@ export class ToolEngine {
       }
       return credential;
     }
-    return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider);
+    return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider, refuseNew);
   }
 }
 

@@ -29,6 +29,23 @@ export interface UpstreamOptions {
   privateHostAllowed?: (hostname: string) => boolean;
 }
 
+/**
+ * fetch for the gateway's own requests to a provider outside an end user's call (token exchange
+ * and refresh, revocation, user-info): sent through the proxy's pooled agent, so the addresses a
+ * name resolves to are checked as the socket connects, as for every proxied call (a name that
+ * passed the URL check but resolves, or rebinds, to a private address is refused).
+ */
+export type OutboundFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+/** What went wrong with a fetch, with undici's cause (a refused address, a TLS fault) named. */
+export function fetchFailure(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  const cause = (error as { cause?: unknown })?.cause;
+  return cause instanceof Error && cause.message && cause.message !== message
+    ? `${message}: ${cause.message}`
+    : message;
+}
+
 export const DEFAULT_UPSTREAM_OPTIONS: UpstreamOptions = {
   connectTimeoutMs: 10_000,
   firstByteTimeoutMs: 60_000,
@@ -129,6 +146,12 @@ export class UpstreamHttp {
     });
     return this.agentLoading;
   }
+
+  /** fetch through the pooled agent (see OutboundFetch); redirects are answered, not followed. */
+  readonly fetch: OutboundFetch = async (url, init) => {
+    const [{ fetch }, agent] = await Promise.all([loadUndici(), this.loadAgent()]);
+    return fetch(url, { redirect: 'manual', ...init, dispatcher: agent } as never) as unknown as Response;
+  };
 
   /** Loads the HTTP client in the background (the gateway calls this once it listens). */
   warm(): void {

@@ -36,6 +36,7 @@ PROBLEM_CODES = {
     "account_exists": (409, "Connected account already exists", False),
     "account_not_found": (404, "Connected account not found", False),
     "account_not_active": (409, "Connected account is not active", False),
+    "account_not_found_links_required": (403, "No connected account, and creating one needs the links scope", False),
     "ambiguous_account": (409, "Several connected accounts match", False),
     "unknown_tool": (404, "Unknown tool", False),
     "execution_not_found": (404, "Execution not found", False),
@@ -261,6 +262,12 @@ class AccountNotActiveError(PorticoError):
     """Connected account is not active (`account_not_active`, 409)."""
 
     problem_code = "account_not_active"
+
+
+class AccountNotFoundLinksRequiredError(PorticoError):
+    """No connected account, and creating one needs the links scope (`account_not_found_links_required`, 403)."""
+
+    problem_code = "account_not_found_links_required"
 
 
 class AmbiguousAccountError(PorticoError):
@@ -558,6 +565,7 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "account_exists": AccountExistsError,
     "account_not_found": AccountNotFoundError,
     "account_not_active": AccountNotActiveError,
+    "account_not_found_links_required": AccountNotFoundLinksRequiredError,
     "ambiguous_account": AmbiguousAccountError,
     "unknown_tool": UnknownToolError,
     "execution_not_found": ExecutionNotFoundError,
@@ -637,6 +645,7 @@ __all__ = [
     "AccountExistsError",
     "AccountNotFoundError",
     "AccountNotActiveError",
+    "AccountNotFoundLinksRequiredError",
     "AmbiguousAccountError",
     "UnknownToolError",
     "ExecutionNotFoundError",

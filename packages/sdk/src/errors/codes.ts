@@ -34,6 +34,7 @@ export const PROBLEM_CODES = {
   account_exists: { status: 409, retryable: false },
   account_not_found: { status: 404, retryable: false },
   account_not_active: { status: 409, retryable: false },
+  account_not_found_links_required: { status: 403, retryable: false },
   ambiguous_account: { status: 409, retryable: false },
   unknown_tool: { status: 404, retryable: false },
   execution_not_found: { status: 404, retryable: false },

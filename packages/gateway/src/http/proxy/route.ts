@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireGrant } from '../../auth/access.js';
+import { grantOfPrincipal, newAccountRefusal, requireGrant } from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import { PROXY_METHODS, type ProxyService, proxyCall, routingValue } from '../../proxy/service.js';
 import { answerErrorRaw } from '../errors.js';
@@ -33,16 +33,14 @@ export async function proxyRoutes(
         originBase(req.raw),
       );
       // Validated before anything is read from the body or sent anywhere.
-      if (!req.principal.admin) {
-        const grant = opts.grants.grantOf(req.principal.clientId);
-        requireGrant(
-          grant,
-          'proxy',
-          'the proxy',
-          routingValue(req.headers, 'connection_name', 'x-connection-name'),
-        );
-      }
-      const prepared = await opts.proxy.prepare(call);
+      const grant = grantOfPrincipal(req.principal, opts.grants);
+      requireGrant(
+        grant,
+        'proxy',
+        'the proxy',
+        routingValue(req.headers, 'connection_name', 'x-connection-name'),
+      );
+      const prepared = await opts.proxy.prepare(call, newAccountRefusal(grant));
       const response = await opts.proxy.exchange(prepared, await proxyBody(req.headers, req.raw, opts.body));
       reply.hijack();
       try {

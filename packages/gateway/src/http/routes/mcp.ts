@@ -330,5 +330,6 @@ function scopeFromHeaders(req: FastifyRequest, grant: Grant): McpScope {
     identifier,
     connectionNames: grant.connectionNames ? [...grant.connectionNames] : null,
     tools: null,
+    grant,
   };
 }

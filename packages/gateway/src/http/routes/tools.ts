@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { grantOfPrincipal, listFilter, requireRecord } from '../../auth/access.js';
+import { grantOfPrincipal, listFilter, newAccountRefusal, requireRecord } from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import {
   type ExecutionQuery,
@@ -95,12 +95,14 @@ export async function toolRoutes(
     },
   );
 
-  app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) =>
-    engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
+  app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) => {
+    const grant = grantOfPrincipal(req.principal, opts.grants);
+    return engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
       id: req.principal.admin ? `admin:${req.principal.clientId}` : `client:${req.principal.clientId}`,
-      connectionNames: grantOfPrincipal(req.principal, opts.grants).connectionNames,
-    }),
-  );
+      connectionNames: grant.connectionNames,
+      refuseNewAccount: newAccountRefusal(grant),
+    });
+  });
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
     opts.executions.list(req.principal.environmentId, {
