@@ -135,6 +135,11 @@ describe.each(BACKENDS)('MCP protocol details ($name)', (backend) => {
       id: 4,
       error: { code: -32602, data: { code: 'unknown_tool', did_you_mean: 'notes_user_list' } },
     });
+    // The message as it stands; the client's own error class adds "MCP error -32602:" once.
+    expect(json?.error).toHaveProperty(
+      'message',
+      expect.stringMatching(/^Unknown tool: notes_user_lst\. Did you mean/),
+    );
     expect(JSON.stringify(json)).not.toContain('exec_');
     const records = await t.api('/api/v1/executions?tool_name=notes_user_lst');
     expect(((await records.json()) as { data: unknown[] }).data).toEqual([]);
@@ -142,7 +147,10 @@ describe.each(BACKENDS)('MCP protocol details ($name)', (backend) => {
 
   it('answers a cursor it never issued with -32602', async () => {
     const { json } = await post('{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"bogus"}}');
-    expect(json).toMatchObject({ id: 5, error: { code: -32602 } });
+    expect(json).toMatchObject({
+      id: 5,
+      error: { code: -32602, message: expect.stringMatching(/^Invalid cursor/) },
+    });
   });
 
   it('gives a 401 without credential no error code, the scope and the metadata; a bad token invalid_token', async () => {

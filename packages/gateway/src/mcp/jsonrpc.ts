@@ -5,6 +5,22 @@ export class UnparseableBody {
   constructor(readonly reason: string) {}
 }
 
+/**
+ * A JSON-RPC error for a request handler to throw: the SDK answers its code, message and data as
+ * they are. (The SDK's McpError puts "MCP error <code>: " before the message, on the wire too, and
+ * the client's McpError adds its own, so a model read "MCP error -32602: MCP error -32602: …".)
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
 /** A JSON-RPC error answered before the MCP server sees the message, with its HTTP status. */
 export interface JsonRpcFault {
   status: number;

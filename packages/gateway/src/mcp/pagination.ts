@@ -1,4 +1,5 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from './jsonrpc.js';
 
 /** Most items one list page carries unless the operator says otherwise (PORTICO_MCP_PAGE_SIZE). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -30,7 +31,7 @@ function decode(cursor: string): number {
   const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
   if (!match) {
     // The specification's answer to a cursor the server did not issue: invalid params.
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
       'Invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor for the first page.',
     );

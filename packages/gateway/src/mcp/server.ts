@@ -4,7 +4,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   RequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -19,6 +18,7 @@ import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider, getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { ExecuteRequest, ToolEngine } from '../tools/engine.js';
+import { ProtocolError } from './jsonrpc.js';
 import { DEFAULT_PAGE_SIZE, page } from './pagination.js';
 import { modelFacingTool, TOOL_OUTPUT_SCHEMA } from './tool-definitions.js';
 
@@ -113,7 +113,7 @@ function refuseUnknownTool(engine: ToolEngine, name: string): void {
   } catch (error) {
     if (!(error instanceof Problem) || error.code !== 'unknown_tool') throw error;
     const suggestion = error.options.extensions?.did_you_mean;
-    throw new McpError(
+    throw new ProtocolError(
       ErrorCode.InvalidParams,
       `Unknown tool: ${name}.${suggestion ? ` Did you mean "${String(suggestion)}"?` : ''} Call tools/list for the tools this server offers.`,
       { code: 'unknown_tool', ...(suggestion ? { did_you_mean: suggestion } : {}) },

