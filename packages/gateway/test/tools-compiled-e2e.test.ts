@@ -21,6 +21,7 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
       await sandboxAccount(t, { provider, identifier: 'user_c' });
     }
     await sandboxAccount(t, { provider: 'notion', identifier: 'user_c', userId: ADA });
+    await sandboxAccount(t, { provider: 'sharepoint', identifier: 'user_c' });
   });
   afterAll(async () => {
     await t?.close();
@@ -35,10 +36,13 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
   it('lists the compiled tools beside the specification tools, which keep their place', async () => {
     const res = await t.api('/api/v1/tools');
     const names = ((await res.json()) as { data: Json[] }).data.map((d) => d.name as string);
-    expect(names.length).toBeGreaterThan(1400);
+    expect(names.length).toBeGreaterThan(2000);
     expect(names[0]).toMatch(/^notes_/);
     expect(names).toContain('github_issues_create');
     expect(names).toContain('gmail_users_messages_send');
+    expect(names).toContain('sharepoint_sites_list_lists');
+    expect(names).toContain('outlook_me_send_mail');
+    expect(names).toContain('microsoft_teams_me_list_joined_teams');
     expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);
     expect(new Set(names).size).toBe(names.length);
     const one = await t.api('/api/v1/tools/google_calendar_events_delete');
@@ -121,6 +125,24 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
       expect(await run('notion_retrieve_a_page', { page_id: page.id })).toMatchObject({ id: page.id });
       expect(await run('notion_get_block_children', { block_id: page.id })).toMatchObject({ object: 'list' });
     }
+  });
+
+  it('runs SharePoint (Microsoft Graph) operations: sites, drives and drive items', async () => {
+    const sites = await run('sharepoint_sites_list_site', { search: '*' });
+    const site = (sites.value as Json[])[0]!;
+    expect(site.id).toEqual(expect.any(String));
+    expect(await run('sharepoint_sites_get_site', { site_id: site.id })).toMatchObject({ id: site.id });
+    const drives = await run('sharepoint_sites_list_drives', { site_id: site.id, top: 10 });
+    const drive = (drives.value as Json[])[0]!;
+    expect(await run('sharepoint_drives_get_drive', { drive_id: drive.id })).toMatchObject({ id: drive.id });
+    const root = await run('sharepoint_drives_get_root', { drive_id: drive.id });
+    const children = await run('sharepoint_drives_items_list_children', {
+      drive_id: drive.id,
+      driveItem_id: root.id,
+    });
+    expect(Array.isArray(children.value)).toBe(true);
+    const mine = await run('sharepoint_me_get_drive', {});
+    expect(mine).toMatchObject({ driveType: expect.any(String) });
   });
 
   it('refuses an input its description does not allow, before any request', async () => {

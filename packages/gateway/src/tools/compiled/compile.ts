@@ -130,6 +130,34 @@ interface OpenApiParameter {
   schema?: JsonSchema;
 }
 
+/**
+ * A parameter's name as an input key: OData's `$top` as `top`, Graph's `site-id` as `site_id`
+ * (keys an agent types, and that every LLM API accepts); the request still sends the real name.
+ */
+function inputKey(name: string): string {
+  return name.replace(/^\$/, '').replace(/[^A-Za-z0-9_]+/g, '_') || name;
+}
+
+/** Graph's generator makes clashing operationIds unique with a hash (`delta-90ce`): not words. */
+const GENERATED_SUFFIX = /-(?=[0-9a-f]*[0-9])[0-9a-f]{4}$/;
+
+/**
+ * The words of an operationId. Graph's are dotted navigation paths that name each entity twice,
+ * plural then singular (`drives.drive.items.driveItem.delta-90ce`): the singular and the hash
+ * are dropped, so the tool is `…_drives_items_delta`.
+ */
+function operationWords(operationId: string): string[] {
+  const segments = operationId.replace(GENERATED_SUFFIX, '').split('.');
+  const kept = segments.filter((segment, i) => {
+    const previous = segments[i - 1]?.toLowerCase().replace(/s$/, '');
+    return !(previous && i < segments.length - 1 && segment.toLowerCase().endsWith(previous));
+  });
+  return kept
+    .join('.')
+    .split(/[^a-zA-Z0-9]+/)
+    .filter(Boolean);
+}
+
 /** One tool per operation of an OpenAPI 3.x description. */
 export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): CompileResult {
   if (!/^3\./.test(doc.openapi)) throw new Error(`${facts.key}: not an OpenAPI 3 description`);
@@ -165,8 +193,8 @@ export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): Comp
           continue;
         }
         if (param.in === 'header' && facts.ownHeaders.includes(lower)) continue;
-        let key = param.name;
-        if (key === BODY || params.some((p) => p.key === key)) key = `${param.in}_${param.name}`;
+        let key = inputKey(param.name);
+        if (key === BODY || params.some((p) => p.key === key)) key = `${param.in}_${key}`;
         params.push({
           key,
           name: param.name,
@@ -194,7 +222,7 @@ export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): Comp
         bodyType = schemaName(json[1].schema, dialect);
         bodySchema = convertSchema(json[1].schema, budget);
       }
-      const words = operationId.split(/[^a-zA-Z0-9]+/).filter(Boolean);
+      const words = operationWords(operationId);
       const name = uniqueName(toolName(facts.key, words.join('_')), taken);
       operations.push(
         finish(

@@ -17,6 +17,9 @@ export const DESCRIPTIONS: readonly DescriptionSource[] = [
   { provider: 'google_docs', format: 'discovery', file: 'google/docs-v1.json' },
   { provider: 'gmail', format: 'discovery', file: 'google/gmail-v1.json' },
   { provider: 'notion', format: 'openapi', file: 'notion/notion-openapi-2025-09-03.json' },
+  { provider: 'sharepoint', format: 'openapi', file: 'microsoft/graph-v1.0-sharepoint.json' },
+  { provider: 'outlook', format: 'openapi', file: 'microsoft/graph-v1.0-outlook.json' },
+  { provider: 'microsoft_teams', format: 'openapi', file: 'microsoft/graph-v1.0-microsoft-teams.json' },
   {
     provider: 'github',
     format: 'openapi',
