@@ -11,7 +11,7 @@ import { registeredRoutes } from '../src/http/openapi.js';
 import { OPERATIONS } from '../src/http/openapi-operations.js';
 import { bodyAjv, queryAjv } from '../src/validation/validator.js';
 import { BACKENDS } from './helpers/backends.js';
-import { sandboxAccount } from './helpers/flow.js';
+import { createSandboxConnection, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const run = promisify(execFile);
@@ -190,6 +190,56 @@ describe('the OpenAPI document, complete', () => {
     const execute = doc.paths['/api/v1/tools/execute']!.post!;
     expect(JSON.stringify(execute.responses['404'])).toContain('unknown_tool');
     expect(execute.responses['200']?.content?.['application/json']?.schema).toBeDefined();
+  });
+
+  it('declares the media type of every success answer that has a body: HTML pages, streams, NDJSON', async () => {
+    const media = (path: string, method: string, status: string) =>
+      Object.keys(doc.paths[path]?.[method]?.responses[status]?.content ?? {});
+    expect(media('/connect/{token}', 'get', '200')).toEqual(['text/html']);
+    expect(media('/connect/{token}', 'post', '200')).toEqual(['text/html']);
+    expect(media('/approvals/decide/{token}', 'get', '200')).toEqual(['text/html']);
+    expect(media('/approvals/decide/{token}', 'post', '200')).toEqual(['text/html']);
+    expect(media('/api/v1/audit/export', 'get', '200')).toEqual(['application/x-ndjson']);
+    for (const mcp of ['/mcp', '/mcp/e/{environment_id}']) {
+      expect(media(mcp, 'get', '200')).toEqual(['text/event-stream']);
+      expect(media(mcp, 'post', '200')).toEqual(['application/json']);
+      expect(doc.paths[mcp]?.post?.responses['202']).toBeDefined();
+      expect(doc.paths[mcp]?.delete?.responses['204']).toBeDefined();
+    }
+    // Bodies without a media type: only the RFC 7009 revocation (an empty 200) and HEAD.
+    const bare = operations().flatMap(({ key, op }) =>
+      Object.entries(op.responses)
+        .filter(([s, r]) => /^2/.test(s) && s !== '202' && s !== '204' && !r.content)
+        .map(([s]) => `${key} ${s}`),
+    );
+    expect(bare).toEqual(['POST /mcp/oauth/revoke 200', 'HEAD /proxy/{path} 200']);
+
+    // What the routes send matches.
+    const exported = await t.api('/api/v1/audit/export');
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    await exported.body?.cancel();
+    await createSandboxConnection(t, 'openapi-pages', 'notion');
+    const link = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'openapi-pages', identifier: 'user_openapi_html' },
+    });
+    expect(link.status).toBe(201);
+    const landing = await fetch(((await link.json()) as { link: string }).link);
+    expect(landing.status).toBe(200);
+    expect(landing.headers.get('content-type')).toMatch(/^text\/html/);
+    const stream = new AbortController();
+    const events = await fetch(`${t.url}/mcp`, {
+      headers: {
+        authorization: `Bearer ${await t.token()}`,
+        identifier: 'user_42',
+        accept: 'text/event-stream',
+      },
+      signal: stream.signal,
+    });
+    expect(events.status).toBe(200);
+    expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    stream.abort();
   });
 
   it('describes the proxy with a named path parameter, servers, security schemes and the licence', () => {

@@ -13,13 +13,24 @@ export interface OperationInfo {
   summary: string;
   description: string;
   /** Success status and what it carries; a 204 or a redirect carries nothing; null: never succeeds. */
-  success?: { status: number; description: string; schema?: object; example?: unknown } | null;
+  success?: SuccessResponse | null;
+  /** Other success answers the operation gives (a form page beside a redirect, a 202). */
+  otherSuccesses?: SuccessResponse[];
   /** For routes that parse their body themselves (no body schema to generate it from). */
   requestBody?: object;
   /** Problem codes this operation can answer with, beyond the ones every operation can. */
   codes?: ErrorCode[];
   /** No gateway credential (public endpoints), or another credential than the gateway token. */
   security?: Array<Record<string, string[]>>;
+}
+
+export interface SuccessResponse {
+  status: number;
+  description: string;
+  schema?: object;
+  example?: unknown;
+  /** What the body is when it is not JSON (HTML pages, streams); JSON when only a schema is given. */
+  contentType?: string;
 }
 
 export const TAGS = [
@@ -222,6 +233,26 @@ const created = (description: string, schema?: object) => ({
   ...(schema ? { schema } : {}),
 });
 const noContent = { status: 204, description: 'Done; no body.' };
+const htmlPage = (description: string, status = 200): SuccessResponse => ({
+  status,
+  description,
+  contentType: 'text/html',
+  schema: { type: 'string', description: 'An HTML page for a person.' },
+});
+const EVENT_STREAM: SuccessResponse = {
+  status: 200,
+  description: 'An event stream (text/event-stream) of JSON-RPC notifications.',
+  contentType: 'text/event-stream',
+  schema: {
+    type: 'string',
+    description:
+      'Server-sent events, each `data:` a JSON-RPC notification such as {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}.',
+  },
+};
+const MCP_ACCEPTED: SuccessResponse = {
+  status: 202,
+  description: 'A JSON-RPC notification or response was accepted; no body.',
+};
 
 /** Keyed by the router's method and path (`:name` parameters, `*` for the proxy's rest of path). */
 export const OPERATIONS: Record<string, OperationInfo> = {
@@ -267,8 +298,8 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'Authorization',
     summary: 'Hosted authorization page',
     description:
-      'Where an authorization link leads the end user: an HTML page (or a redirect to the provider) that starts the consent.',
-    success: ok('An HTML page.'),
+      'Where an authorization link leads the end user: an HTML page whose button starts the consent (opening it spends nothing); a link that cannot be used answers an HTML page saying why.',
+    success: htmlPage('The landing page.'),
     codes: ['link_invalid'],
     security: PUBLIC,
   },
@@ -282,6 +313,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
       status: 303,
       description: 'To the provider’s consent page or the application’s redirect_url.',
     },
+    otherSuccesses: [htmlPage('The form for an API key or a user name and password.')],
     codes: ['link_invalid', 'credentials_invalid'],
     security: PUBLIC,
   },
@@ -416,7 +448,15 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'Export audit entries as JSON lines',
     description:
       'The entries the filters select (as GET /api/v1/audit takes them, without paging), newest first, streamed as `application/x-ndjson`: one JSON object per line.',
-    success: { status: 200, description: 'One audit entry (as listed) per line, application/x-ndjson.' },
+    success: {
+      status: 200,
+      description: 'One audit entry (as listed) per line, as an attachment (portico-audit.jsonl).',
+      contentType: 'application/x-ndjson',
+      schema: {
+        type: 'string',
+        description: 'Newline-delimited JSON: each line one audit entry as GET /api/v1/audit lists it.',
+      },
+    },
     codes: ['insufficient_scope'],
   },
   'POST /api/v1/connections': {
@@ -799,7 +839,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'One-time approval decision page',
     description:
       'Where the decision_url of an approval.requested event leads: an HTML page showing the held call and its exact input, with Approve and Deny buttons. Opening it decides nothing.',
-    success: ok('An HTML page.'),
+    success: htmlPage('The decision page.'),
     codes: ['approval_not_found'],
     security: PUBLIC,
   },
@@ -809,7 +849,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'Approve or deny through a one-time link',
     description:
       'The decision page’s form (decision=approve|deny, optional reason). Only a pending approval can be decided, so the link works once.',
-    success: ok('An HTML page with the decision.'),
+    success: htmlPage('An HTML page with the decision.'),
     codes: ['approval_not_found', 'approval_expired', 'approval_used', 'invalid_input'],
     security: PUBLIC,
   },
@@ -993,6 +1033,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     description:
       'JSON-RPC messages of the Model Context Protocol: tools/list and tools/call for the identifier the MCP token is bound to.',
     success: ok('A JSON-RPC response (or an event stream).', obj('A JSON-RPC message.')),
+    otherSuccesses: [MCP_ACCEPTED],
     codes: ['tool_not_allowed', 'origin_not_allowed'],
     security: [{ mcpToken: [] }],
   },
@@ -1002,7 +1043,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'MCP endpoint: the stream of server-initiated messages',
     description:
       'An event stream (text/event-stream) that carries notifications/tools/list_changed whenever the token’s user’s tool list changes (an account authorized, disconnected or expired).',
-    success: { status: 200, description: 'An event stream (text/event-stream) of JSON-RPC notifications.' },
+    success: EVENT_STREAM,
     codes: ['origin_not_allowed'],
     security: [{ mcpToken: [] }],
   },
@@ -1021,6 +1062,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     summary: 'An environment’s MCP endpoint',
     description: 'Like POST /mcp, at the URL MCP OAuth clients of one environment use.',
     success: ok('A JSON-RPC response (or an event stream).', obj('A JSON-RPC message.')),
+    otherSuccesses: [MCP_ACCEPTED],
     codes: ['tool_not_allowed', 'origin_not_allowed'],
     security: [{ mcpToken: [] }],
   },
@@ -1029,7 +1071,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'MCP',
     summary: 'An environment’s MCP endpoint: the stream of server-initiated messages',
     description: 'Like GET /mcp, at the URL MCP OAuth clients of one environment use.',
-    success: { status: 200, description: 'An event stream (text/event-stream) of JSON-RPC notifications.' },
+    success: EVENT_STREAM,
     codes: ['origin_not_allowed'],
     security: [{ mcpToken: [] }],
   },
@@ -1047,7 +1089,12 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'Health',
     summary: 'Prometheus metrics',
     description: 'Only when PORTICO_METRICS_TOKEN is set; text exposition format.',
-    success: ok('Metrics.'),
+    success: {
+      status: 200,
+      description: 'Metrics.',
+      contentType: 'text/plain',
+      schema: { type: 'string', description: 'The Prometheus text exposition format (version 0.0.4).' },
+    },
     security: [{ metricsToken: [] }],
   },
 };
@@ -1072,7 +1119,13 @@ for (const method of PROXY_METHODS) {
     summary: `Proxy a ${method} to the provider’s API`,
     description:
       'Sends the request to the provider’s API base URL plus {path}, with the end user’s credential injected. Name the account with the connection_name and identifier headers (or x-connection-name and x-identifier), or use a proxy token, which carries both. The provider’s status, headers and body come back as they are; only Portico’s own failures are problems.',
-    success: { status: 200, description: 'The provider’s response, as it is (any status).' },
+    success: {
+      status: 200,
+      description: 'The provider’s response, as it is (any status).',
+      ...(method === 'HEAD'
+        ? {}
+        : { contentType: '*/*', schema: { description: 'Whatever the provider answered.' } }),
+    },
     codes: PROXY_CODES,
     security: [{ bearer: [] }, { proxyToken: [] }],
   };

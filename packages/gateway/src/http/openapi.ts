@@ -2,7 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SANDBOX_PREFIX } from '../sandbox/sandbox.js';
-import { OPERATIONS, PROBLEM_SCHEMA, problemResponses, TAGS, TOKEN_REQUEST } from './openapi-operations.js';
+import {
+  OPERATIONS,
+  PROBLEM_SCHEMA,
+  problemResponses,
+  type SuccessResponse,
+  TAGS,
+  TOKEN_REQUEST,
+} from './openapi-operations.js';
 import { contentSecurityPolicy, pageHeaders } from './page-headers.js';
 import { PORTICO_VERSION } from './version.js';
 
@@ -53,6 +60,20 @@ type Operation = Record<string, unknown> & { responses?: Record<string, unknown>
 /** The router's key of a documented path: `{name}` back to `:name`, `{*}` to `*`. */
 const routerPath = (path: string) => path.replace('{*}', '*').replace(/\{(\w+)\}/g, ':$1');
 
+/** A success response as OpenAPI has it: its media type (JSON unless said) when it carries a body. */
+function successResponse(answer: SuccessResponse): Record<string, unknown> {
+  if (!answer.schema && !answer.contentType) return { description: answer.description };
+  return {
+    description: answer.description,
+    content: {
+      [answer.contentType ?? 'application/json']: {
+        schema: answer.schema ?? { type: 'string' },
+        ...(answer.example === undefined ? {} : { example: answer.example }),
+      },
+    },
+  };
+}
+
 /**
  * Completes the generated document with what routes do not declare: operation ids, tags, texts,
  * success and problem responses, security per operation, and the proxy's rest-of-path as a named
@@ -90,19 +111,9 @@ export function completeDocument(doc: Record<string, unknown>): Record<string, u
       const responses: Record<string, unknown> = Object.fromEntries(declared);
       const success = info.success === undefined ? { status: 200, description: 'Done.' } : info.success;
       if (!declared.length && success) {
-        responses[String(success.status)] = {
-          description: success.description,
-          ...(success.schema
-            ? {
-                content: {
-                  'application/json': {
-                    schema: success.schema,
-                    ...(success.example === undefined ? {} : { example: success.example }),
-                  },
-                },
-              }
-            : {}),
-        };
+        for (const answer of [success, ...(info.otherSuccesses ?? [])]) {
+          responses[String(answer.status)] = successResponse(answer);
+        }
       }
       Object.assign(responses, problemResponses(info.codes, info.security?.length === 0), responses);
       next.responses = responses;
