@@ -42,6 +42,7 @@ import type { ConnectionRow } from '../store/connections.js';
 import type { Database } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import type { OutboundFetch } from '../upstream/http.js';
+import { PATTERN_MAX_INPUT, testPattern } from '../validation/linear-pattern.js';
 import type { Branding, BrandingService } from './branding.js';
 import { type AuthorizationLink, type AuthorizationLinks, hashToken } from './links.js';
 import { type CredentialFormPage, FlowError, type LandingPage } from './pages.js';
@@ -418,13 +419,14 @@ export class AuthorizationService {
     } else {
       secret = input.api_key?.trim() ?? '';
       if (!secret) return again(`Enter the ${form.label}.`);
-      if (form.pattern && !new RegExp(form.pattern, 'u').test(secret))
-        return again(
-          `That does not look like a ${provider.displayName} ${form.label}; check it and try again.`,
-        );
     }
-    if (secret.length > 4096 || [...secret].some((c) => c.charCodeAt(0) < 0x20))
+    // Length and characters first: the format's pattern then runs on bounded text only.
+    if (secret.length > PATTERN_MAX_INPUT || [...secret].some((c) => c.charCodeAt(0) < 0x20))
       return again(`That ${form.label} is not valid.`);
+    if (provider.auth !== 'basic' && form.pattern && !testPattern(form.pattern, secret))
+      return again(
+        `That does not look like a ${provider.displayName} ${form.label}; check it and try again.`,
+      );
     const endpoints = this.deps.endpoints(provider, connection);
     let metadata: Record<string, unknown> = {};
     if (endpoints.userInfoUrl) {
@@ -897,7 +899,7 @@ function sandboxHint(provider: ProviderDefinition): string {
     return `Sandbox: any ${form.usernameLabel}, with a ${form.passwordLabel} beginning sandbox_ (for example sandbox_secret), is accepted.`;
   if (!form.pattern)
     return `Sandbox: any ${form.label} beginning sandbox_ (for example sandbox_key) is accepted.`;
-  const pattern = new RegExp(form.pattern, 'u');
-  const example = SANDBOX_KEY_EXAMPLES.find((k) => pattern.test(k) && /sandbox/i.test(k));
+  const pattern = form.pattern;
+  const example = SANDBOX_KEY_EXAMPLES.find((k) => testPattern(pattern, k) && /sandbox/i.test(k));
   return `Sandbox: a ${form.label} in ${provider.displayName}'s own format that contains "sandbox"${example ? ` (for example ${example})` : ''} is accepted.`;
 }

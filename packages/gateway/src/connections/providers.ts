@@ -6,10 +6,15 @@ import {
   PROVIDER_KEYS,
   type ProviderDefinition,
 } from '../providers/catalog.js';
-import { compileDefinition, InvalidDefinitionError } from '../providers/definition.js';
+import {
+  compileDefinition,
+  DefinitionTooLargeError,
+  InvalidDefinitionError,
+} from '../providers/definition.js';
 import {
   type CustomProviderRow,
   connectionsUsingProvider,
+  countCustomProviders,
   deleteCustomProvider,
   insertCustomProvider,
   listCustomProviders,
@@ -23,6 +28,8 @@ import { validationProblem } from '../validation/validator.js';
 export const PROVIDER_CHANNEL = 'portico_provider';
 /** How long an environment's custom providers are trusted without the database (NOTIFY drops them sooner). */
 const CACHE_TTL_MS = 30_000;
+/** Custom providers one environment may hold: each is compiled and kept by every replica. */
+export const CUSTOM_PROVIDERS_PER_ENVIRONMENT = 100;
 
 export interface CustomProviderView {
   definition: ProviderDefinition;
@@ -92,6 +99,16 @@ export class ProviderCatalogService {
       );
     }
     const row = await this.deps.db.transaction(async (tx) => {
+      // Counted under the environment's lock, so concurrent creations cannot pass the limit together.
+      if (
+        (await countCustomProviders(tx, environmentId, { lock: true })) >= CUSTOM_PROVIDERS_PER_ENVIRONMENT
+      ) {
+        throw new Problem(
+          'limit_reached',
+          `This environment holds ${CUSTOM_PROVIDERS_PER_ENVIRONMENT} custom providers, the most it may; delete one it no longer uses (DELETE /api/v1/providers/{key}) before creating another.`,
+          { extensions: { limit: CUSTOM_PROVIDERS_PER_ENVIRONMENT } },
+        );
+      }
       const inserted = await insertCustomProvider(tx, environmentId, provider.key, json as object);
       if (inserted) await this.deps.db.notify(PROVIDER_CHANNEL, environmentId, tx);
       return inserted;
@@ -174,6 +191,7 @@ function compile(json: unknown): ProviderDefinition {
   } catch (error) {
     if (error instanceof InvalidDefinitionError)
       throw validationProblem(error.errors, 'The provider definition');
+    if (error instanceof DefinitionTooLargeError) throw new Problem('payload_too_large', error.message);
     throw error;
   }
 }

@@ -15,6 +15,7 @@ import {
 } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import { testPattern } from '../validation/linear-pattern.js';
 import { connectMcpServer } from './mcp-server.js';
 import type { ProviderCatalogService } from './providers.js';
 import type {
@@ -293,7 +294,7 @@ function checkParameters(
         path: `/parameters/${name}`,
         message: `is not a parameter of ${provider.displayName}${known.length ? ` (it takes: ${known.join(', ')})` : ' (it takes none)'}; remove it`,
       });
-    } else if (parameter.pattern && !new RegExp(parameter.pattern, 'u').test(value)) {
+    } else if (parameter.pattern && !testPattern(parameter.pattern, value)) {
       errors.push({
         path: `/parameters/${name}`,
         message: `must match ${parameter.pattern}${parameter.description ? ` (${parameter.description})` : ''}`,

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   provider_exists: { status: 409, title: 'Provider already exists' },
   provider_in_use: { status: 409, title: 'Provider is used by connections' },
   provider_built_in: { status: 409, title: 'Built-in providers cannot be changed' },
+  limit_reached: { status: 409, title: 'The environment holds as many as it may' },
   credentials_invalid: { status: 400, title: 'The provider refused the credentials' },
   account_exists: { status: 409, title: 'Connected account already exists' },
   account_not_found: { status: 404, title: 'Connected account not found' },

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FieldError } from '../errors/problem.js';
+import { patternFault } from '../validation/linear-pattern.js';
 import { bodyAjv, toFieldErrors } from '../validation/validator.js';
 import { matches, readOne } from './json-paths.js';
 import type { ProviderDefinition, ProviderErrorDescription, ProviderParameter } from './types.js';
@@ -53,6 +54,62 @@ export interface DefinitionJson {
 // biome-ignore lint/suspicious/noExplicitAny: the schema validated this shape; the fields are copied one by one.
 type Loose = Record<string, any>;
 
+/**
+ * Bounds on a definition, checked before anything else reads it (schema, patterns, compiling): a
+ * definition is a caller's word, kept in memory by every replica and played by the sandbox. The
+ * largest built-in definition is about 3.5 KB, with no string over 310 characters.
+ */
+export const DEFINITION_LIMITS = {
+  /** Bytes of the definition as JSON. */
+  maxBytes: 64 * 1024,
+  /** Characters of any one string in it, property names included. */
+  maxStringLength: 2048,
+} as const;
+
+/** A definition over DEFINITION_LIMITS.maxBytes (refused as 413 payload_too_large). */
+export class DefinitionTooLargeError extends Error {
+  constructor() {
+    super(
+      `A provider definition may be at most ${DEFINITION_LIMITS.maxBytes.toLocaleString('en')} bytes of JSON, and this one is larger (the largest built-in one is about 3,500); remove what the provider does not need, such as long help texts.`,
+    );
+    this.name = 'DefinitionTooLargeError';
+  }
+}
+
+/**
+ * The strings of a definition that are too long; throws DefinitionTooLargeError once its size as
+ * JSON is over the limit, where the walk stops (a huge body costs no more than that much of it).
+ */
+function sizeFaults(input: unknown): FieldError[] {
+  const errors: FieldError[] = [];
+  const max = DEFINITION_LIMITS.maxStringLength;
+  let bytes = 0;
+  const text = (value: string, path: string, what: 'value' | 'property name') => {
+    bytes += Buffer.byteLength(value) + 3;
+    if (value.length > max && errors.length < 20)
+      errors.push({
+        path,
+        message: `${what === 'value' ? 'is' : 'has a property name'} ${value.length.toLocaleString('en')} characters long; a definition's strings may have at most ${max.toLocaleString('en')}`,
+      });
+  };
+  const walk = (value: unknown, path: string): void => {
+    if (bytes > DEFINITION_LIMITS.maxBytes) return;
+    if (typeof value === 'string') text(value, path, 'value');
+    else if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) walk(item, `${path}/${i}`);
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        const at = `${path}/${key.slice(0, 64).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        text(key, at, 'property name');
+        walk(item, at);
+      }
+    } else bytes += String(value).length + 1;
+  };
+  walk(input, '');
+  if (bytes > DEFINITION_LIMITS.maxBytes) throw new DefinitionTooLargeError();
+  return errors;
+}
+
 export class InvalidDefinitionError extends Error {
   constructor(readonly errors: FieldError[]) {
     super(errors.map((e) => `${e.path} ${e.message}`).join('; '));
@@ -61,11 +118,14 @@ export class InvalidDefinitionError extends Error {
 }
 
 /**
- * Validates a definition (schema, then what a schema cannot say: placeholders that name a
- * parameter, patterns that compile) and compiles it. Throws InvalidDefinitionError naming every
- * field at fault. `builtIn` definitions may name a dedicated emulator and a tool prefix.
+ * Validates a definition (sizes, the schema, then what a schema cannot say: placeholders that
+ * name a parameter, patterns the linear-time engine runs) and compiles it. Throws
+ * DefinitionTooLargeError, or InvalidDefinitionError naming every field at fault. `builtIn` definitions may name a dedicated emulator and a tool prefix.
  */
 export function compileDefinition(input: unknown, opts: { builtIn: boolean }): ProviderDefinition {
+  // Sizes first: nothing below reads a definition that is too large or has a string too long.
+  const tooLong = sizeFaults(input);
+  if (tooLong.length) throw new InvalidDefinitionError(tooLong);
   // Defaults are applied to a copy: the caller's object stays as written.
   const json = structuredClone(input) as DefinitionJson;
   if (!validateSchema(json)) throw new InvalidDefinitionError(toFieldErrors(validateSchema.errors));
@@ -142,13 +202,11 @@ function semanticErrors(json: DefinitionJson, builtIn: boolean): FieldError[] {
   const value = json.api.credential?.value ?? '{token}';
   if (!value.includes('{token}') && !value.includes('{basic}'))
     errors.push({ path: '/api/credential/value', message: 'must contain {token} or {basic}' });
+  // Patterns run on a linear-time engine (validation/linear-pattern.ts): one it cannot run is refused here.
   const regex = (path: string, source: unknown) => {
     if (typeof source !== 'string') return;
-    try {
-      new RegExp(source, 'u');
-    } catch {
-      errors.push({ path, message: 'is not a valid regular expression' });
-    }
+    const fault = patternFault(source);
+    if (fault) errors.push({ path, message: fault });
   };
   regex('/auth/pattern', auth.pattern);
   params.forEach((p, i) => {

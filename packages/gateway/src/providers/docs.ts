@@ -344,7 +344,7 @@ export function definitionFormatPage(
     '',
     schema.description ?? '',
     '',
-    'Editors validate a file that starts with `"$schema": "./provider.schema.json"` (built-in definitions) or the schema\'s path in your repository. `POST /api/v1/providers` refuses a definition with mistakes, naming each field (`errors[].path`).',
+    'Editors validate a file that starts with `"$schema": "./provider.schema.json"` (built-in definitions) or the schema\'s path in your repository. `POST /api/v1/providers` refuses a definition with mistakes, naming each field (`errors[].path`). A definition may be at most 64 KiB of JSON (`413 payload_too_large`), with no string over 2,048 characters, and an environment holds at most 100 custom providers (`409 limit_reached`).',
     '',
     '## Top level',
     '',

@@ -31,6 +31,20 @@ export async function findCustomProvider(
   return rows[0];
 }
 
+/** How many custom providers the environment holds; `lock` first locks the environment's row (in a transaction). */
+export async function countCustomProviders(
+  db: Queryable,
+  environmentId: string,
+  opts: { lock?: boolean } = {},
+): Promise<number> {
+  if (opts.lock) await db.query('SELECT id FROM environments WHERE id = $1 FOR UPDATE', [environmentId]);
+  const rows = await db.query<{ count: number | string }>(
+    'SELECT count(*) AS count FROM custom_providers WHERE environment_id = $1',
+    [environmentId],
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
 export async function insertCustomProvider(
   db: Queryable,
   environmentId: string,

@@ -32,6 +32,7 @@ PROBLEM_CODES = {
     "provider_exists": (409, "Provider already exists", False),
     "provider_in_use": (409, "Provider is used by connections", False),
     "provider_built_in": (409, "Built-in providers cannot be changed", False),
+    "limit_reached": (409, "The environment holds as many as it may", False),
     "credentials_invalid": (400, "The provider refused the credentials", False),
     "account_exists": (409, "Connected account already exists", False),
     "account_not_found": (404, "Connected account not found", False),
@@ -238,6 +239,12 @@ class ProviderBuiltInError(PorticoError):
     """Built-in providers cannot be changed (`provider_built_in`, 409)."""
 
     problem_code = "provider_built_in"
+
+
+class LimitReachedError(PorticoError):
+    """The environment holds as many as it may (`limit_reached`, 409)."""
+
+    problem_code = "limit_reached"
 
 
 class CredentialsInvalidError(PorticoError):
@@ -561,6 +568,7 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "provider_exists": ProviderExistsError,
     "provider_in_use": ProviderInUseError,
     "provider_built_in": ProviderBuiltInError,
+    "limit_reached": LimitReachedError,
     "credentials_invalid": CredentialsInvalidError,
     "account_exists": AccountExistsError,
     "account_not_found": AccountNotFoundError,
@@ -641,6 +649,7 @@ __all__ = [
     "ProviderExistsError",
     "ProviderInUseError",
     "ProviderBuiltInError",
+    "LimitReachedError",
     "CredentialsInvalidError",
     "AccountExistsError",
     "AccountNotFoundError",

@@ -30,6 +30,7 @@ export const PROBLEM_CODES = {
   provider_exists: { status: 409, retryable: false },
   provider_in_use: { status: 409, retryable: false },
   provider_built_in: { status: 409, retryable: false },
+  limit_reached: { status: 409, retryable: false },
   credentials_invalid: { status: 400, retryable: false },
   account_exists: { status: 409, retryable: false },
   account_not_found: { status: 404, retryable: false },
