@@ -72,6 +72,16 @@ export interface Config {
     retryScheduleMs: number[];
     concurrency: number;
   };
+  triggers: {
+    /** How often each process looks for due trigger subscriptions. */
+    pollMs: number;
+    /** Polls in flight at once per process. */
+    concurrency: number;
+    /** How long a replica's claim on a subscription lasts (a killed replica's share waits this long). */
+    leaseMs: number;
+    /** The least interval_seconds a subscription may ask for. */
+    minIntervalSeconds: number;
+  };
   /** Certificate chain and private key (PEM) when Portico terminates TLS itself. */
   tls: { cert: string; key: string } | undefined;
   /** Bearer token a scraper sends to GET /metrics on the main port. */
@@ -165,6 +175,13 @@ export const CONFIG_VARIABLES = {
   PORTICO_WEBHOOK_RETRY_SCHEDULE:
     'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
   PORTICO_WEBHOOK_CONCURRENCY: 'Webhook attempts in flight at once per process (1–256). Default 32.',
+  PORTICO_TRIGGER_POLL_MS:
+    'How often each process looks for trigger subscriptions due for a poll, in ms (50–60000). Default 1000.',
+  PORTICO_TRIGGER_CONCURRENCY: 'Trigger polls in flight at once per process (1–256). Default 16.',
+  PORTICO_TRIGGER_LEASE_MS:
+    "How long a process's claim on a trigger subscription lasts, in ms (1000–3600000): a replica killed mid-poll leaves its subscriptions to the others this long. Default 120000.",
+  PORTICO_TRIGGER_MIN_INTERVAL_SECONDS:
+    'The shortest polling interval a trigger subscription may ask for, in seconds (1–86400). Default 30.',
   PORTICO_TLS_CERT:
     'Certificate chain (PEM text or a file path): Portico then serves TLS on its port, HTTP/1.1 and HTTP/2 by ALPN. Needs PORTICO_TLS_KEY.',
   PORTICO_TLS_KEY: 'Private key of PORTICO_TLS_CERT (PEM text or a file path).',
@@ -254,6 +271,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeoutMs: int('PORTICO_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     retryScheduleMs: parseSchedule(env.PORTICO_WEBHOOK_RETRY_SCHEDULE, problems),
     concurrency: int('PORTICO_WEBHOOK_CONCURRENCY', 32, 1, 256),
+  };
+  const triggers = {
+    pollMs: int('PORTICO_TRIGGER_POLL_MS', 1000, 50, 60_000),
+    concurrency: int('PORTICO_TRIGGER_CONCURRENCY', 16, 1, 256),
+    leaseMs: int('PORTICO_TRIGGER_LEASE_MS', 120_000, 1000, 3_600_000),
+    minIntervalSeconds: int('PORTICO_TRIGGER_MIN_INTERVAL_SECONDS', 30, 1, 86_400),
   };
 
   const mcpPrivateRaw = (env.PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
@@ -433,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpClientMetadataAllowPrivate,
     outboundAllowPrivate,
     webhooks,
+    triggers,
     tls,
     metricsToken,
     metricsPort,

@@ -58,6 +58,8 @@ import { ToolEngine } from './tools/engine.js';
 import { ToolRegistry } from './tools/registry.js';
 import { RemoteMcpTools } from './tools/remote-mcp/source.js';
 import type { Tracing } from './tracing/tracing.js';
+import { TriggerPoller } from './triggers/poller.js';
+import { TriggerService } from './triggers/service.js';
 import { UpstreamHttp } from './upstream/http.js';
 import { OutboundRefusedError } from './upstream/outbound-guard.js';
 import { WebhookService } from './webhooks/service.js';
@@ -82,6 +84,8 @@ export interface Gateway {
   events: EventService;
   webhooks: WebhookService;
   deliveries: DeliveryWorker;
+  triggers: TriggerService;
+  triggerPoller: TriggerPoller;
   admins: AdminService;
   /** The audit log (append-only). */
   audit: AuditService;
@@ -412,6 +416,16 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const events = new EventService(db, logger, config.eventRetentionDays);
     const webhooks = new WebhookService({ db, keyring, allowPrivate: config.webhooks.allowPrivate });
     const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks, tracing });
+    // Trigger polls call providers as the end user, like the tools: same transport and governor.
+    const endUser = { http, metrics, governor: config.rateGovernor ? governor : undefined };
+    const triggers = new TriggerService({
+      db,
+      logger,
+      accountTokens,
+      endUser,
+      minIntervalSeconds: config.triggers.minIntervalSeconds,
+    });
+    const triggerPoller = new TriggerPoller({ db, logger, accountTokens, endUser, config: config.triggers });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -445,6 +459,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         mcpOAuth,
         events,
         webhooks,
+        triggers,
         admins,
         audit,
         metrics,
@@ -482,6 +497,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     );
     countFold.unref();
     await deliveries.start();
+    triggerPoller.start();
 
     let metricsServer: import('node:http').Server | undefined;
     let proxyOrigin: ProxyOrigin | undefined;
@@ -503,6 +519,8 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       events,
       webhooks,
       deliveries,
+      triggers,
+      triggerPoller,
       admins,
       audit,
       metrics,
@@ -547,6 +565,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
             await proxyOriginClosed;
           } finally {
             clearTimeout(force);
+            await triggerPoller.close();
             await accountTokens.close();
             await executions.close();
             await audit.close();

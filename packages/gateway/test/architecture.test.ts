@@ -26,6 +26,7 @@ const LAYERS: Record<string, string[]> = {
     'webhooks',
     'events',
     'audit',
+    'triggers',
   ],
   infrastructure: ['oauth', 'upstream', 'governor', 'store', 'secrets', 'logging', 'metrics', 'tracing'],
   catalog: ['providers'],

@@ -60,6 +60,14 @@ function faultOf(control: EmulatorControl, body: Body): FaultSpec {
   } catch {
     throw new BadRequest('path must be a valid regular expression');
   }
+  const query = optionalString(body, 'query');
+  if (query !== undefined) {
+    try {
+      new RegExp(query);
+    } catch {
+      throw new BadRequest('query must be a valid regular expression');
+    }
+  }
   const headers = body.headers;
   if (headers !== undefined && (typeof headers !== 'object' || headers === null || Array.isArray(headers))) {
     throw new BadRequest('headers must be an object');
@@ -72,6 +80,7 @@ function faultOf(control: EmulatorControl, body: Body): FaultSpec {
     emulator: emulatorOf(control, body, false),
     method: optionalString(body, 'method'),
     path,
+    ...(query === undefined ? {} : { query }),
     status: optionalNumber(body, 'status'),
     headers: headers
       ? Object.fromEntries(Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k, String(v)]))

@@ -12,7 +12,8 @@ export function requestHook(host: EmulatorHost, runtime: ModuleRuntime): onReque
       ? undefined
       : `${req.method} ${host.pathWithinRoot(req.routeOptions.url ?? '')}`;
     if (routeKey) host.counters.countRequest(routeKey);
-    const fault = host.faults.take(runtime.module.key, req.method, host.pathWithinRoot(req.url));
+    const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
+    const fault = host.faults.take(runtime.module.key, req.method, host.pathWithinRoot(req.url), query);
     if (!fault) return;
     if (routeKey) host.counters.countFault(routeKey);
     if (fault.latencyMs) await sleep(fault.latencyMs);

@@ -7,6 +7,8 @@ export interface FaultSpec {
   method?: string;
   /** Regex source matched against the path within the emulator root, e.g. "^/notion/v1/users". */
   path: string;
+  /** Regex source the query string (without "?") must match too, e.g. "syncToken=". */
+  query?: string;
   /** Canned status; absent with `latencyMs` means "delay, then handle normally". */
   status?: number;
   headers?: Record<string, string>;
@@ -23,6 +25,7 @@ export interface ActiveFault {
   id: string;
   spec: FaultSpec;
   pattern: RegExp;
+  queryPattern?: RegExp;
   remaining: number;
 }
 
@@ -35,7 +38,13 @@ export class FaultStore {
     const pattern = new RegExp(spec.path);
     const times = spec.times ?? 1;
     if (!Number.isInteger(times) || times < 1) throw new Error('times must be a positive integer');
-    const fault: ActiveFault = { id: `fault_${++this.seq}`, spec, pattern, remaining: times };
+    const fault: ActiveFault = {
+      id: `fault_${++this.seq}`,
+      spec,
+      pattern,
+      ...(spec.query === undefined ? {} : { queryPattern: new RegExp(spec.query) }),
+      remaining: times,
+    };
     this.faults.push(fault);
     return fault;
   }
@@ -49,12 +58,13 @@ export class FaultStore {
   }
 
   /** Finds and consumes the first fault matching this request. */
-  take(emulator: EmulatorKey, method: string, path: string): FaultSpec | undefined {
+  take(emulator: EmulatorKey, method: string, path: string, query = ''): FaultSpec | undefined {
     const index = this.faults.findIndex(
       (f) =>
         (f.spec.emulator === undefined || f.spec.emulator === emulator) &&
         (f.spec.method === undefined || f.spec.method.toUpperCase() === method.toUpperCase()) &&
-        f.pattern.test(path),
+        f.pattern.test(path) &&
+        (f.queryPattern === undefined || f.queryPattern.test(query)),
     );
     if (index < 0) return undefined;
     const fault = this.faults[index]!;

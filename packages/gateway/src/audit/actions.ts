@@ -59,6 +59,18 @@ const ACTIONS: Record<string, RouteAction | null> = {
     resourceType: 'webhook',
     param: 'id',
   },
+  'POST /triggers': {
+    action: 'trigger.created',
+    resourceType: 'trigger',
+    details: ['connection_name', 'identifier', 'trigger_type'],
+  },
+  'PATCH /triggers/:id': {
+    action: 'trigger.updated',
+    resourceType: 'trigger',
+    param: 'id',
+    details: ['paused', 'interval_seconds'],
+  },
+  'DELETE /triggers/:id': { action: 'trigger.deleted', resourceType: 'trigger', param: 'id' },
   'POST /policies': { action: 'policy.created', resourceType: 'policy', field: 'name' },
   'PUT /policies/:name': { action: 'policy.updated', resourceType: 'policy', param: 'name' },
   'DELETE /policies/:name': { action: 'policy.deleted', resourceType: 'policy', param: 'name' },

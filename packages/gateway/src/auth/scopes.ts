@@ -18,6 +18,8 @@ export const SCOPES = {
   tokens: 'mint and revoke MCP and proxy tokens',
   'events:read': 'read events',
   webhooks: 'manage webhook endpoints',
+  'triggers:read': 'read trigger subscriptions, their health and the trigger types',
+  triggers: 'create, pause, resume and delete trigger subscriptions',
   policies: 'manage policies',
   approvals: 'read, approve and deny held calls',
   clients: 'create and revoke gateway clients',
@@ -91,6 +93,9 @@ export function scopeForRoute(method: string, route: string): Scope | 'all' {
       return 'events:read';
     case 'webhooks':
       return 'webhooks';
+    case 'triggers':
+    case 'trigger-types':
+      return readOr(method, 'triggers:read', 'triggers');
     case 'policies':
       return 'policies';
     case 'approvals':

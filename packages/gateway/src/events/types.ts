@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'approval.approved',
   'approval.denied',
   'approval.expired',
+  'trigger.fired',
+  'trigger.state_changed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

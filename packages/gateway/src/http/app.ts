@@ -36,6 +36,7 @@ import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolEngine } from '../tools/engine.js';
 import type { Tracing } from '../tracing/tracing.js';
+import type { TriggerService } from '../triggers/service.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, DeferredValidators, queryAjv, summarize } from '../validation/validator.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -83,6 +84,7 @@ import { proxyTokenRoutes } from './routes/proxy-tokens.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
+import { triggerRoutes } from './routes/triggers.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { traceRequests } from './tracing.js';
 import { PORTICO_VERSION } from './version.js';
@@ -100,6 +102,8 @@ export interface AppServices {
   proxy: ProxyService;
   events: EventService;
   webhooks: WebhookService;
+  /** Trigger subscriptions: provider changes delivered as events. */
+  triggers: TriggerService;
   sandbox: Sandbox;
   clients: ClientStatusCache;
   gatewayClients: GatewayClientService;
@@ -562,6 +566,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         });
         await api.register(eventRoutes, { events: services.events });
         await api.register(webhookRoutes, { webhooks: services.webhooks });
+        await api.register(triggerRoutes, { triggers: services.triggers, grants: services.clients });
         await api.register(sandboxRoutes, {
           connections: services.connections,
           providers: services.providers,

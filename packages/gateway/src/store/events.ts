@@ -14,6 +14,8 @@ export interface EventRow {
  * Inserts events and, in the same statement, one pending delivery per enabled endpoint of their
  * environment that subscribes to their type ("*" covers every type but the opt-in ones). Run in
  * the transaction of the state change: the event, its deliveries and the change commit together.
+ * An event whose id is recorded already is left out with its deliveries: an id derived from what
+ * it reports (a provider's change seen by a trigger) is recorded once, however often it is seen.
  */
 export async function insertEvents(
   db: Queryable,
@@ -28,6 +30,7 @@ export async function insertEvents(
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
          AS u(id, environment_id, type, subject, data, n)
        ORDER BY u.n
+       ON CONFLICT (id) DO NOTHING
        RETURNING seq, id, environment_id, type, subject
      )
      INSERT INTO webhook_deliveries (endpoint_id, event_id, event_seq, subject, status)

@@ -20,7 +20,9 @@ export type IdPrefix =
   | 'pol'
   | 'apr'
   // Audit log entries.
-  | 'aud';
+  | 'aud'
+  // Trigger subscriptions.
+  | 'trg';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -677,4 +677,61 @@ ALTER TABLE authorization_requests ADD COLUMN link_hash text;
 ALTER TABLE connections ADD COLUMN IF NOT EXISTS mcp_server jsonb;
 `,
   },
+  {
+    version: 27,
+    name: 'triggers',
+    sql: `
+-- Trigger subscriptions: what to watch at a provider for one connected account, where its change
+-- cursor stands and how healthy it is. The poller of whichever replica claims a due row holds it
+-- for lease_until (next_poll_at is pushed there too, so a killed replica's row comes due again when
+-- its lease runs out). A paused row waits at next_poll_at 'infinity' until resumed, or, when its
+-- account stopped being ACTIVE, until the account moves again (the trigger below).
+CREATE TABLE trigger_subscriptions (
+  id                    text PRIMARY KEY,
+  environment_id        text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  connection_id         text NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+  account_id            text NOT NULL REFERENCES connected_accounts(id) ON DELETE CASCADE,
+  identifier            text NOT NULL,
+  trigger_type          text NOT NULL,
+  config                jsonb NOT NULL DEFAULT '{}',
+  config_key            text NOT NULL,
+  interval_seconds      integer NOT NULL,
+  cursor                jsonb,
+  state                 text NOT NULL CHECK (state IN ('active', 'degraded', 'failing', 'paused')),
+  pause_reason          text CHECK (pause_reason IN ('requested', 'account_not_active')),
+  consecutive_failures  integer NOT NULL DEFAULT 0,
+  last_success_at       timestamptz,
+  last_error            text,
+  last_error_at         timestamptz,
+  last_event_at         timestamptz,
+  next_poll_at          timestamptz NOT NULL DEFAULT now(),
+  lease_owner           text,
+  lease_until           timestamptz,
+  created_at            timestamptz NOT NULL DEFAULT now(),
+  updated_at            timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (account_id, trigger_type, config_key)
+);
+CREATE INDEX trigger_subscriptions_due ON trigger_subscriptions (next_poll_at);
+CREATE INDEX trigger_subscriptions_environment ON trigger_subscriptions (environment_id, id);
+CREATE INDEX trigger_subscriptions_account ON trigger_subscriptions (account_id);
+
+-- What a subscription has seen of each item (a calendar event, a file, a CRM record) and in which
+-- version: a change is reported once however often the provider lists it, an item it has not seen
+-- is "created", and a full resync after an expired cursor reports only what differs.
+CREATE TABLE trigger_items (
+  subscription_id  text NOT NULL REFERENCES trigger_subscriptions(id) ON DELETE CASCADE,
+  item_id          text NOT NULL,
+  version          text NOT NULL,
+  PRIMARY KEY (subscription_id, item_id)
+);
+
+-- An account that changes status has its triggers looked at now: one that stopped being ACTIVE
+-- pauses them (with its event), one authorized again resumes those it paused. Written on one line:
+-- migrations are split into statements at a semicolon ending a line.
+CREATE FUNCTION trigger_subscriptions_account_moved() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE trigger_subscriptions SET next_poll_at = now() WHERE account_id = NEW.id AND (pause_reason IS NULL OR pause_reason = 'account_not_active'); RETURN NULL; END $$;
+CREATE TRIGGER trigger_subscriptions_account_status AFTER UPDATE OF status ON connected_accounts
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
+  EXECUTE FUNCTION trigger_subscriptions_account_moved();
+`,
+  },
 ];

@@ -64,6 +64,9 @@ PROBLEM_CODES = {
     "webhook_not_found": (404, "Webhook endpoint not found", False),
     "webhook_disabled": (409, "Webhook endpoint is disabled", False),
     "event_not_found": (404, "Event not found", False),
+    "trigger_not_found": (404, "Trigger not found", False),
+    "trigger_type_unknown": (400, "Unknown trigger type", False),
+    "trigger_exists": (409, "Trigger already exists", False),
     "link_invalid": (400, "Authorization link is invalid, used or expired", False),
     "verification_not_found": (404, "No authorization awaits this verification", False),
     "verification_expired": (410, "The verification window has passed", False),
@@ -433,6 +436,24 @@ class EventNotFoundError(PorticoError):
     problem_code = "event_not_found"
 
 
+class TriggerNotFoundError(PorticoError):
+    """Trigger not found (`trigger_not_found`, 404)."""
+
+    problem_code = "trigger_not_found"
+
+
+class TriggerTypeUnknownError(PorticoError):
+    """Unknown trigger type (`trigger_type_unknown`, 400)."""
+
+    problem_code = "trigger_type_unknown"
+
+
+class TriggerExistsError(PorticoError):
+    """Trigger already exists (`trigger_exists`, 409)."""
+
+    problem_code = "trigger_exists"
+
+
 class LinkInvalidError(PorticoError):
     """Authorization link is invalid, used or expired (`link_invalid`, 400)."""
 
@@ -600,6 +621,9 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "webhook_not_found": WebhookNotFoundError,
     "webhook_disabled": WebhookDisabledError,
     "event_not_found": EventNotFoundError,
+    "trigger_not_found": TriggerNotFoundError,
+    "trigger_type_unknown": TriggerTypeUnknownError,
+    "trigger_exists": TriggerExistsError,
     "link_invalid": LinkInvalidError,
     "verification_not_found": VerificationNotFoundError,
     "verification_expired": VerificationExpiredError,
@@ -681,6 +705,9 @@ __all__ = [
     "WebhookNotFoundError",
     "WebhookDisabledError",
     "EventNotFoundError",
+    "TriggerNotFoundError",
+    "TriggerTypeUnknownError",
+    "TriggerExistsError",
     "LinkInvalidError",
     "VerificationNotFoundError",
     "VerificationExpiredError",
