@@ -563,6 +563,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           engine: services.engine,
           executions: services.executions,
           grants: services.clients,
+          connections: services.connections,
         });
         await api.register(eventRoutes, { events: services.events });
         await api.register(webhookRoutes, { webhooks: services.webhooks });

@@ -106,6 +106,17 @@ const TOOL = obj(
     name: { type: 'string' },
     description: { type: 'string' },
     input_schema: { type: 'object' },
+    tags: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'json_schema only: where the tool comes from (specification, compiled, remote-mcp), what it does (read-only or writes, destructive) and its provider’s category.',
+    },
+    score: {
+      type: 'number',
+      description:
+        'json_schema with query only: how well the tool fits the query (compare within one answer).',
+    },
   },
   {
     name: 'notes_data_fetch',
@@ -592,13 +603,40 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /api/v1/tools': {
     id: 'listTools',
     tag: 'Tools',
-    summary: 'List tools',
+    summary: 'List or search tools',
     description:
-      'Every tool, or one provider’s, in the format asked for: json_schema (default), openai, anthropic, … ready to hand to an LLM.',
+      'Every tool seen from the environment, in the format asked for: json_schema (default), openai, anthropic, mcp, ready to hand to an LLM. With query, the tools that fit a task described in plain words, best first (an in-process index of names, descriptions, parameter names and providers); provider, connection, read_only and tags filter either way, and page_size with page_token page through them (a page token works only with the query and filters it came from).',
     success: ok(
       'Tools.',
-      obj('The tools.', { data: { type: 'array', items: TOOL }, notice: { type: 'string' } }),
+      obj(
+        'A page of tools.',
+        {
+          data: { type: 'array', items: TOOL },
+          total: { type: 'integer', description: 'How many tools match in all.' },
+          next_page_token: {
+            type: ['string', 'null'],
+            description: 'Pass it as page_token for the next page; null on the last.',
+          },
+          notice: { type: 'string' },
+        },
+        {
+          data: [
+            {
+              name: 'gmail_users_messages_send',
+              description:
+                'Sends an email: body.raw is the whole RFC 2822 message, base64url-encoded; userId "me". …',
+              provider: 'gmail',
+              input_schema: { type: 'object' },
+              tags: ['compiled', 'writes', 'e-mail'],
+              score: 21.4,
+            },
+          ],
+          total: 212,
+          next_page_token: 'dDE6MjA6…',
+        },
+      ),
     ),
+    codes: ['invalid_input', 'connection_not_found', 'insufficient_scope'],
   },
   'GET /api/v1/tools/:name': {
     id: 'getTool',

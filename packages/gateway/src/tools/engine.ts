@@ -16,6 +16,8 @@ import { summarize, toFieldErrors } from '../validation/validator.js';
 import { resolveAliases } from './aliases.js';
 import { formatTool, type ToolFormat } from './formats.js';
 import type { ToolRegistry } from './registry.js';
+import { listTools, type ToolListing, type ToolQuery } from './search/listing.js';
+import { ToolSearch } from './search/tool-search.js';
 import type { AnyTool } from './types.js';
 import { takeVersions, type Versions } from './versions.js';
 
@@ -113,7 +115,12 @@ export interface EnvironmentTools {
  * turns provider errors into problems, and records every execution.
  */
 export class ToolEngine {
-  constructor(private readonly deps: ToolEngineDeps) {}
+  /** The catalog's search index (rebuilt when the registry changes). */
+  readonly search: ToolSearch;
+
+  constructor(private readonly deps: ToolEngineDeps) {
+    this.search = new ToolSearch(deps.registry);
+  }
 
   get registry(): ToolRegistry {
     return this.deps.registry;
@@ -129,6 +136,15 @@ export class ToolEngine {
 
   list(filter: { provider?: string | undefined; environmentId?: string | undefined } = {}): AnyTool[] {
     return this.deps.registry.list(filter);
+  }
+
+  /**
+   * The tools seen from the environment that fit the query (ranked by its words, if any) and its
+   * filters, a page at a time; the environment's own tools are made current first.
+   */
+  async find(environmentId: string, query: Omit<ToolQuery, 'environmentId'>): Promise<ToolListing> {
+    await this.prepare(environmentId);
+    return listTools(this.search, { ...query, environmentId });
   }
 
   describe(

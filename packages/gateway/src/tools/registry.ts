@@ -135,6 +135,25 @@ export class ToolRegistry {
     return out;
   }
 
+  /**
+   * Every tool of every environment with the id of its source, sources by precedence: what an
+   * index over the whole catalog (tool search) is built from. A name offered by two sources is
+   * there once, from the winning source; `get` still decides what one environment sees.
+   */
+  entries(): Array<{ tool: AnyTool; source: string }> {
+    const out: Array<{ tool: AnyTool; source: string }> = [];
+    const seen = new Set<string>();
+    for (const source of this.sources) {
+      for (const tool of this.of(source).list) {
+        const key = keyOf(tool.name, tool.environmentId);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ tool, source: source.id });
+      }
+    }
+    return out;
+  }
+
   /** Every name seen from `environmentId` (for suggestions and allow-lists). */
   names(environmentId?: string): string[] {
     return this.list({ environmentId }).map((t) => t.name);

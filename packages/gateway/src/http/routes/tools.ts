@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { grantOfPrincipal, listFilter, newAccountRefusal, requireRecord } from '../../auth/access.js';
+import {
+  grantOfPrincipal,
+  listFilter,
+  newAccountRefusal,
+  requireConnection,
+  requireRecord,
+} from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
+import type { ConnectionService } from '../../connections/service.js';
 import {
   type ExecutionQuery,
   type ExecutionService,
@@ -11,6 +18,7 @@ import {
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
 import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
+import { DEFAULT_SEARCH_PAGE_SIZE, MAX_PAGE_SIZE } from '../../tools/search/listing.js';
 
 const ExecuteBody = Type.Object(
   {
@@ -34,11 +42,56 @@ const ExecuteBody = Type.Object(
 
 const ListQuery = Type.Object(
   {
+    query: Type.Optional(
+      Type.String({
+        maxLength: 500,
+        description:
+          'A task in plain words ("send an email to Ann", "list the open pull requests"): the tools are ranked by how well they fit it, best first.',
+      }),
+    ),
     provider: Type.Optional(Type.Union(PROVIDER_KEYS.map((k) => Type.Literal(k)))),
+    connection: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "Only the tools of this connection (its provider's, or its remote MCP server's).",
+      }),
+    ),
+    read_only: Type.Optional(
+      Type.Boolean({ description: 'true: only tools that never change data; false: only those that may.' }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), {
+        maxItems: 10,
+        description:
+          'Only tools with every one of these tags (repeat the parameter or separate with commas): specification, compiled, remote-mcp, read-only, writes, destructive, and the provider category (calendar, e-mail, file-storage, …).',
+      }),
+    ),
     format: Type.Optional(Type.Union(TOOL_FORMATS.map((f) => Type.Literal(f)))),
+    page_size: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        description: `Default: every tool, or ${DEFAULT_SEARCH_PAGE_SIZE} with query.`,
+      }),
+    ),
+    page_token: Type.Optional(
+      Type.String({ maxLength: 200, description: 'next_page_token of the previous page.' }),
+    ),
   },
   { additionalProperties: false },
 );
+
+interface ListQuery {
+  query?: string;
+  provider?: string;
+  connection?: string;
+  read_only?: boolean;
+  tags?: string[];
+  format?: ToolFormat;
+  page_size?: number;
+  page_token?: string;
+}
 
 const ExecutionsQuery = Type.Object(
   {
@@ -55,25 +108,50 @@ const ExecutionsQuery = Type.Object(
 
 export async function toolRoutes(
   app: FastifyInstance,
-  opts: { engine: ToolEngine; executions: ExecutionService; grants: ClientStatusCache },
+  opts: {
+    engine: ToolEngine;
+    executions: ExecutionService;
+    grants: ClientStatusCache;
+    connections: ConnectionService;
+  },
 ): Promise<void> {
   const { engine } = opts;
 
   app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
-    const query = req.query as { provider?: string; format?: ToolFormat };
+    const query = req.query as ListQuery;
     const { environmentId } = req.principal;
-    await engine.prepare(environmentId);
-    const tools = engine.list({ environmentId, ...(query.provider ? { provider: query.provider } : {}) });
-    const data = tools.map((t) => formatTool(t, query.format ?? 'json_schema'));
+    const format = query.format ?? 'json_schema';
+    let connection: { name: string; provider: string } | undefined;
+    if (query.connection) {
+      requireConnection(grantOfPrincipal(req.principal, opts.grants), query.connection);
+      const row = await opts.connections.get(environmentId, query.connection);
+      connection = { name: row.name, provider: row.provider };
+    }
+    const listing = await engine.find(environmentId, {
+      query: query.query,
+      provider: query.provider,
+      connection,
+      readOnly: query.read_only,
+      tags: query.tags,
+      pageSize: query.page_size,
+      pageToken: query.page_token,
+    });
+    const ranked = Boolean(query.query?.trim());
+    const data = listing.hits.map((hit) =>
+      format === 'json_schema'
+        ? { ...formatTool(hit.tool, format), tags: hit.tags, ...(ranked ? { score: hit.score } : {}) }
+        : formatTool(hit.tool, format),
+    );
+    const page = { data, total: listing.total, next_page_token: listing.nextPageToken };
     const provider = query.provider ? getProvider(query.provider as ProviderKey) : undefined;
     if (provider && !provider.toolPrefix && !provider.mcp) {
       // An empty list alone would look like a mistake; say where this provider is reached instead.
       return {
-        data,
+        ...page,
         notice: `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see the README's Proxy section).`,
       };
     }
-    return { data };
+    return page;
   });
 
   app.get<{ Params: { name: string } }>(
@@ -87,11 +165,12 @@ export async function toolRoutes(
       const { environmentId } = req.principal;
       if (!engine.registry.get(req.params.name, environmentId))
         await engine.prepare(environmentId, req.params.name);
-      return engine.describe(
-        req.params.name,
-        (req.query as { format?: ToolFormat }).format ?? 'json_schema',
-        environmentId,
-      );
+      const format = (req.query as { format?: ToolFormat }).format ?? 'json_schema';
+      const described = engine.describe(req.params.name, format, environmentId);
+      const tool = engine.registry.get(req.params.name, environmentId);
+      return format === 'json_schema' && tool
+        ? { ...described, tags: engine.search.tagsOf(tool) }
+        : described;
     },
   );
 
