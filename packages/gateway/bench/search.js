@@ -67,7 +67,7 @@ if (values.verbose) {
 // padded catalog is 10,000 tools of some fifty apps, as a large deployment's would be, rather than
 // seven apps each repeated.
 const APP_NAMES =
-  /\b(GitHub|Gmail|Google Calendar|Google Drive|Google Sheets|Google Docs|Google|Notion|HubSpot)\b/g;
+  /\b(GitHub|Gmail|Google Calendar|Google Drive|Google Sheets|Google Docs|Google|Notion|HubSpot|SharePoint|Outlook|Microsoft Teams|Microsoft)\b/g;
 const padding = [];
 for (let copy = 1; padding.length + catalog.length < PADDED; copy++) {
   for (const [i, tool] of catalog.entries()) {

@@ -75,6 +75,9 @@ const SAME_WORD: Record<string, string[]> = {
   prs: ['pull', 'request'],
   email: ['mail'],
   emails: ['mail'],
+  // Compounds the APIs write as one word.
+  freebusy: ['free', 'busy'],
+  untrash: ['un', 'trash'],
 };
 
 /**
@@ -125,3 +128,33 @@ const NOT_PLURAL = new Set([
   'pass',
   'miss',
 ]);
+
+/**
+ * What a task's first word says it wants: to read ("list", "show", "what …?") or to change
+ * something ("send", "archive", "star"); undefined when the first word says neither. Tasks are
+ * written as requests or questions, so the first word is the verb or the question word.
+ */
+export function intent(text: string): 'read' | 'write' | undefined {
+  const first = /[A-Za-z]+/.exec(text)?.[0]?.toLowerCase();
+  if (!first) return undefined;
+  if (READ_VERBS.has(first)) return 'read';
+  if (WRITE_VERBS.has(first)) return 'write';
+  return undefined;
+}
+
+const READ_VERBS = new Set(
+  (
+    'get list show find search read look fetch retrieve view see check count download export compare ' +
+    'what which who whom whose how when where why is are was were does do did can has have tell give-me'
+  ).split(' '),
+);
+
+const WRITE_VERBS = new Set(
+  (
+    'create add make send delete remove update change edit move rename archive cancel schedule share ' +
+    'invite star unstar fork merge close reopen publish post upload set turn put mark save store commit ' +
+    'approve request ask trigger run rerun lock unlock transfer follow unfollow reply comment leave clear ' +
+    'empty replace append write fill record push restore stop copy open start book insert submit assign ' +
+    'label tag pin unpin block unblock invite accept decline dismiss enable disable grant revoke let give'
+  ).split(' '),
+);

@@ -72,6 +72,34 @@ const NEAR: string[][] = [
   ['invite', 'attendee', 'guest'],
 ];
 
+/**
+ * Words that point to others one way: a day or a time of day in a task is about the calendar (but
+ * "calendar" in a task is not about Mondays).
+ */
+const POINTS_TO: Array<[string[], string[]]> = [
+  [
+    [
+      'monday',
+      'tuesday',
+      'wednesday',
+      'thursday',
+      'friday',
+      'saturday',
+      'sunday',
+      'tomorrow',
+      'today',
+      'tonight',
+      'yesterday',
+      'morning',
+      'afternoon',
+      'evening',
+      'noon',
+      'pm',
+    ],
+    ['event', 'calendar'],
+  ],
+];
+
 export interface Expansion {
   term: string;
   weight: number;
@@ -103,6 +131,16 @@ function lookup(groups: string[][]): Map<string, Set<string>> {
 
 const SAME_TERMS = lookup(SAME);
 const NEAR_TERMS = lookup(NEAR);
+for (const [from, to] of POINTS_TO) {
+  const targets = to.flatMap((word) => terms(word));
+  for (const word of from) {
+    for (const term of terms(word)) {
+      const set = NEAR_TERMS.get(term) ?? new Set<string>();
+      for (const target of targets) set.add(target);
+      NEAR_TERMS.set(term, set);
+    }
+  }
+}
 
 /**
  * A task's terms, each with its groups' words. A tool scores for each of the task's words by the

@@ -2,7 +2,7 @@ import { findBuiltInProvider } from '../../providers/catalog.js';
 import type { ToolRegistry } from '../registry.js';
 import { toolTags } from '../tags.js';
 import type { AnyTool } from '../types.js';
-import { plural, terms } from './analyze.js';
+import { intent, plural, terms } from './analyze.js';
 import { Bm25Index, type FieldTerms } from './bm25.js';
 import { expand } from './synonyms.js';
 
@@ -100,6 +100,7 @@ export class ToolSearch {
     const said = new Set(own);
     const { docs, scores } = built.index.score(expand(own, plural(query)));
     const boosts = built.apps.map((app) => appBoost(app, said));
+    const wants = intent(query);
     const top = new TopK(page.offset + page.limit);
     let total = 0;
     for (const at of docs) {
@@ -107,7 +108,9 @@ export class ToolSearch {
       const entry = built.entries[at]!;
       if (!this.admits(built, entry, filter)) continue;
       total++;
-      top.offer(at, score * boosts[entry.app]!);
+      // A request to change something prefers tools that do, a question tools that only read.
+      const fits = wants !== undefined && entry.tool.annotations.read_only === (wants === 'read');
+      top.offer(at, score * boosts[entry.app]! * (fits ? INTENT_BOOST : 1));
     }
     return {
       total,
@@ -213,6 +216,9 @@ function nameTerms(tool: AnyTool, app: App): string[] {
  * examples, other tools to use instead) would match tasks the tool is not for.
  */
 const DESCRIPTION_TERMS = 40;
+
+/** How much a tool that reads (or writes) is preferred when the task asks to read (or write). */
+const INTENT_BOOST = 1.5;
 
 /** How much a tool of the app a task names is preferred (half as much for its kind of app). */
 const APP_BOOST = 2;
