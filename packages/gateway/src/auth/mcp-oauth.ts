@@ -382,11 +382,15 @@ export class McpOAuthService {
     if (!redirectUriRegistered(client.redirectUris, redirectUri)) {
       throw new OAuthError('invalid_request', 'redirect_uri is not one of the redirect URIs of this client.');
     }
-    // From here on the client hears of a mistake at its redirect URI.
+    // Every client here registered itself (or is described by a document anyone may host), so its
+    // redirect URI is nobody's guarantee: a mistake in the request is answered here, as a page,
+    // never by sending the browser there (an open redirect, RFC 9700 §4.11.2). Only a request the
+    // application has seen and decided goes back to the client.
     const rawState = query.state;
     const state = typeof rawState === 'string' && rawState.length <= MAX_STATE_LENGTH ? rawState : null;
-    const fail = (error: string, description: string) =>
-      withParams(redirectUri, { error, error_description: description, state, iss: this.issuer });
+    const fail = (error: string, description: string): never => {
+      throw new OAuthError(error, description);
+    };
     if (rawState !== undefined && state === null)
       return fail('invalid_request', `state must be given once, at most ${MAX_STATE_LENGTH} characters.`);
     const responseType = single(query, 'response_type');

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApproveInput, type McpOAuthService, OAuthError } from '../../auth/mcp-oauth.js';
+import { renderPage } from '../../authorization/pages.js';
 import type { OriginPolicy } from '../../mcp/origins.js';
 import { toProblem } from '../errors.js';
 import { browserAccess, preflightRoutes } from '../mcp-browser-access.js';
@@ -202,12 +203,31 @@ export async function mcpOAuthRoutes(
         schema: {
           ...PUBLIC,
           summary:
-            "MCP OAuth authorization endpoint: redirects the browser to the application's sign-in URL (or back to the client with an error)",
+            "MCP OAuth authorization endpoint: redirects the browser to the application's sign-in URL; a request it refuses is answered with an error page (never a redirect to the client)",
           querystring: AuthorizeQuery,
         },
       },
       async (req, reply) => {
-        const location = await oauth.authorize(req.query as Record<string, unknown>);
+        let location: string;
+        try {
+          location = await oauth.authorize(req.query as Record<string, unknown>);
+        } catch (error) {
+          // A person's browser is here: it is told what is wrong, and stays (no redirect to the client).
+          if (!(error instanceof OAuthError) || error.status >= 500) throw error;
+          return reply
+            .code(error.status)
+            .header('cache-control', 'no-store')
+            .type('text/html; charset=utf-8')
+            .send(
+              renderPage({
+                status: error.status,
+                title: 'This sign-in request cannot be used',
+                message: `${error.description} Go back to the application that sent you here and connect again.`,
+                outcome: 'error',
+                code: error.error,
+              }),
+            );
+        }
         return reply.header('cache-control', 'no-store').redirect(location, 302);
       },
     );
