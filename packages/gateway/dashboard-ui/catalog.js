@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { h } from './dom.js';
+import { externalLink, h } from './dom.js';
 
 // The provider catalog, fetched once per page load, and what the connection and provider pages
 // both show of a provider.
@@ -74,20 +74,8 @@ export function redirectNote(id) {
 
 export function consoleLinks(p) {
   const links = [
-    p.setup.console
-      ? h(
-          'a',
-          { href: p.setup.console.url, rel: 'noopener noreferrer', target: '_blank' },
-          `Open the ${p.setup.console.name}`,
-        )
-      : null,
-    p.docs_url
-      ? h(
-          'a',
-          { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' },
-          `${p.display_name} documentation`,
-        )
-      : null,
+    p.setup.console ? externalLink(p.setup.console.url, `Open the ${p.setup.console.name}`) : null,
+    p.docs_url ? externalLink(p.docs_url, `${p.display_name} documentation`) : null,
   ].filter(Boolean);
   return links.length ? h('p', { class: 'actions' }, links) : null;
 }

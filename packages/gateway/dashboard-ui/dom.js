@@ -12,6 +12,15 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * A link out of the dashboard to a URL a definition gave (a console, documentation): only an
+ * https URL becomes a link; anything else (javascript:, data:) is shown as plain text, never followed.
+ */
+export function externalLink(url, ...children) {
+  if (typeof url !== 'string' || !/^https:\/\//i.test(url)) return h('span', {}, ...children);
+  return h('a', { href: url, rel: 'noopener noreferrer', target: '_blank' }, ...children);
+}
+
 export function append(el, children) {
   for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;

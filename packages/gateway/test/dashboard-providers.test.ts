@@ -277,4 +277,30 @@ describe.runIf(available)('providers in the operator dashboard', () => {
     // The imported key never came back to the browser.
     expect(bodies.filter((b) => b.includes(API_KEY))).toEqual([]);
   }, 120_000);
+
+  it('renders a console or documentation URL as a link only when it is https', async () => {
+    // The API refuses such URLs when a definition is saved; the page does not rely on that alone.
+    // As text: the test runner would rewrite an import() written in a function it compiles.
+    const rendered = (await page.evaluate(`(async () => {
+      const { consoleLinks } = await import('/dashboard/catalog.js');
+      const hostile = consoleLinks({
+        display_name: 'Hostile',
+        docs_url: 'javascript:alert(document.domain)',
+        setup: { console: { name: 'console', url: 'javascript:alert(1)' } },
+      });
+      const fine = consoleLinks({
+        display_name: 'Fine',
+        docs_url: 'https://docs.fine.example',
+        setup: { console: { name: 'console', url: 'https://console.fine.example' } },
+      });
+      return {
+        hostileLinks: hostile.querySelectorAll('a').length,
+        hostileText: hostile.textContent,
+        fineHrefs: [...fine.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+      };
+    })()`)) as { hostileLinks: number; hostileText: string; fineHrefs: string[] };
+    expect(rendered.hostileLinks).toBe(0);
+    expect(rendered.hostileText).toContain('Open the console');
+    expect(rendered.fineHrefs).toEqual(['https://console.fine.example', 'https://docs.fine.example']);
+  });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CREDENTIAL_ENTRIES } from '../src/authorization/service.js';
 import { CUSTOM_PROVIDERS_PER_ENVIRONMENT } from '../src/connections/providers.js';
 import { DEFINITION_LIMITS } from '../src/providers/definition.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -7,7 +8,8 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
  * A definition is a caller's word: its strings, its size and how many an environment holds are
- * bounded, and its patterns run in linear time (validation/linear-pattern.ts).
+ * bounded, and its patterns run in linear time (validation/linear-pattern.ts). The hosted form
+ * that checks a key with the definition's patterns and user-info request takes few entries a link.
  */
 describe.each(BACKENDS)('bounded provider definitions on $name', (backend) => {
   let t: TestGateway;
@@ -69,6 +71,54 @@ describe.each(BACKENDS)('bounded provider definitions on $name', (backend) => {
     expect(await answer.text()).toContain('does not look like');
     expect(elapsed).toBeLessThan(2000);
     expect(health).toBeLessThan(2000);
+  });
+
+  it(`one link's form takes ${MAX_CREDENTIAL_ENTRIES} refused entries, then the link is locked`, async () => {
+    expect(
+      (
+        await define(
+          keys('checked_keys', {
+            api: { base_url: 'https://api.checked-keys.example/v1' },
+            user_info: { url: 'https://api.checked-keys.example/v1/me' },
+          }),
+        )
+      ).status,
+    ).toBe(201);
+    await createSandboxConnection(t, 'checked', 'checked_keys');
+    const { link } = (await json(
+      await t.api('/api/v1/connected-accounts/authorization-link', {
+        method: 'POST',
+        json: { connection_name: 'checked', identifier: 'user_2' },
+      }),
+    )) as { link: string };
+    const form = await openLink(link);
+    const html = await form.text();
+    const state = html.match(/name="state" value="([^"]+)"/)![1]!;
+    const action = html.match(/action="([^"]+)"/)![1]!;
+    const cookie = browserCookie(form);
+    const enter = (apiKey: string) =>
+      fetch(new URL(action, t.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+        body: new URLSearchParams({ state, api_key: apiKey }).toString(),
+      });
+    // Each refused entry is a user-info request the sandbox's provider answers 401.
+    for (let i = 1; i < MAX_CREDENTIAL_ENTRIES; i++) {
+      const refused = await enter(`wrong-${i}`);
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toContain('did not accept');
+    }
+    const last = await enter(`wrong-${MAX_CREDENTIAL_ENTRIES}`);
+    expect(last.status).toBe(429);
+    expect(await last.text()).toContain('This link is locked');
+    // Locked for good: even the right key, and the link itself, say so.
+    const right = await enter('sandbox_key');
+    expect(right.status).toBe(429);
+    expect(await right.text()).toContain('This link is locked');
+    const again = await openLink(link);
+    expect(again.status).toBe(429);
+    expect(await again.text()).toContain('This link is locked');
   });
 
   it('a definition over the size limit is refused with 413 before it is read, however many are sent', async () => {

@@ -10,7 +10,7 @@ import {
   setupSteps,
 } from '../catalog.js';
 import { confirmDialog } from '../dialogs.js';
-import { h, toast } from '../dom.js';
+import { externalLink, h, toast } from '../dom.js';
 import { clearProblem, errorList, field, formError, showProblem } from '../forms.js';
 import { copyButton, page } from '../layout.js';
 import { route } from '../router.js';
@@ -162,9 +162,8 @@ export async function providersPage(params) {
         'td',
         {},
         p.docs_url
-          ? h(
-              'a',
-              { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' },
+          ? externalLink(
+              p.docs_url,
               'Docs',
               h('span', { class: 'visually-hidden' }, ` for ${p.display_name}`),
             )
@@ -234,12 +233,7 @@ export async function providerPage(key) {
       ['Authentication', authName(p.auth)],
       ['Category', p.kind],
       ['Source', p.built_in ? 'built-in' : 'custom (this environment)'],
-      [
-        'Documentation',
-        p.docs_url
-          ? h('a', { href: p.docs_url, rel: 'noopener noreferrer', target: '_blank' }, p.docs_url)
-          : '—',
-      ],
+      ['Documentation', p.docs_url ? externalLink(p.docs_url, p.docs_url) : '—'],
       ['Tool prefix', p.tool_prefix ? h('code', {}, `${p.tool_prefix}_…`) : '— (proxy only)'],
       p.auth === 'oauth2' ? ['Default scopes', list(p.default_scopes)] : null,
       p.auth === 'oauth2' ? ['Required scopes', list(p.required_scopes)] : null,

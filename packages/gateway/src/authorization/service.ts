@@ -29,6 +29,7 @@ import {
   type AuthorizationRequestRow,
   consumeAuthorizationRequest,
   consumeLink,
+  countCredentialEntry,
   endLinkResume,
   findAuthorizationRequest,
   findLink,
@@ -36,6 +37,7 @@ import {
   holdForVerification,
   insertAuthorizationRequest,
   lockAuthorizationRequest,
+  lockLinkTrip,
   wipeUnverifiedTokens,
 } from '../store/authorization.js';
 import type { ConnectionRow } from '../store/connections.js';
@@ -334,6 +336,7 @@ export class AuthorizationService {
         'Ask the application for a new authorization link: copy it whole, links are long.',
         404,
       );
+    if (known.credential_entries >= MAX_CREDENTIAL_ENTRIES) return this.lockedLink(known.account_id);
     const error = new FlowError(
       'link_invalid',
       'This link can no longer be used',
@@ -392,12 +395,16 @@ export class AuthorizationService {
       pending.connection_id !== connectionId ||
       pending.used_at ||
       pending.expires_at.getTime() < Date.now()
-    )
+    ) {
+      const link = pending?.link_hash ? await findLink(this.deps.db, pending.link_hash) : undefined;
+      if (link && link.credential_entries >= MAX_CREDENTIAL_ENTRIES)
+        throw await this.lockedLink(link.account_id);
       throw new FlowError(
         'state_invalid',
         'Authorization failed',
         'This form has expired or was already used. Start again from the application.',
       );
+    }
     this.checkBrowser(pending, cookies);
     const connection = await this.deps.connections.getById(connectionId);
     const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
@@ -423,8 +430,19 @@ export class AuthorizationService {
     // Length and characters first: the format's pattern then runs on bounded text only.
     if (secret.length > PATTERN_MAX_INPUT || [...secret].some((c) => c.charCodeAt(0) < 0x20))
       return again(`That ${form.label} is not valid.`);
+    // Each entry is counted on its link before it is checked (the check may ask the provider): past
+    // MAX_CREDENTIAL_ENTRIES the link is locked, so one link cannot be used to try keys or to make
+    // the provider answer without end.
+    const entries = pending.link_hash
+      ? await countCredentialEntry(this.deps.db, pending.link_hash, MAX_CREDENTIAL_ENTRIES)
+      : 0;
+    if (entries === undefined) throw await this.lockTrip(pending, connection);
+    const refused = async (error: string): Promise<CallbackOutcome> => {
+      if (entries >= MAX_CREDENTIAL_ENTRIES) throw await this.lockTrip(pending, connection);
+      return again(error);
+    };
     if (provider.auth !== 'basic' && form.pattern && !testPattern(form.pattern, secret))
-      return again(
+      return refused(
         `That does not look like a ${provider.displayName} ${form.label}; check it and try again.`,
       );
     const endpoints = this.deps.endpoints(provider, connection);
@@ -436,7 +454,7 @@ export class AuthorizationService {
           { account_id: pending.account_id, provider: provider.key, refused: checked.refused },
           'credentials not accepted',
         );
-        return again(
+        return refused(
           checked.refused
             ? `${provider.displayName} did not accept these credentials (${checked.message}). Check them and try again.`
             : `${provider.displayName} could not be asked to check these credentials (${checked.message}). Try again shortly.`,
@@ -460,6 +478,25 @@ export class AuthorizationService {
     if (!account)
       throw new FlowError('account_not_found', 'Authorization failed', 'The account no longer exists.', 404);
     return this.authorized(request, account, connection, provider, { accessToken: secret, metadata });
+  }
+
+  /** Ends a trip whose link has had its entries: the page that says so. */
+  private async lockTrip(request: AuthorizationRequestRow, connection: ConnectionRow): Promise<FlowError> {
+    if (request.link_hash) await lockLinkTrip(this.deps.db, request.link_hash, request.id);
+    this.deps.logger.warn({ account_id: request.account_id }, 'authorization link locked: too many entries');
+    return this.lockedLink(request.account_id, connection.environment_id);
+  }
+
+  private async lockedLink(accountId: string, environmentId?: string): Promise<FlowError> {
+    const error = new FlowError(
+      'link_locked',
+      'This link is locked',
+      `${MAX_CREDENTIAL_ENTRIES} entries were refused on this link, so it can no longer be used. Go back to the application and ask it for a new authorization link.`,
+      429,
+    );
+    const environment = environmentId ?? (await findAccount(this.deps.db, accountId))?.environment_id;
+    if (environment) error.branding = await this.deps.branding.get(environment);
+    return error;
   }
 
   /** A trip finished in another browser than the one that opened the link is someone else's. */
@@ -884,6 +921,9 @@ export class AuthorizationService {
     return wipeUnverifiedTokens(this.deps.db);
   }
 }
+
+/** Credentials one link's form may be sent before the link is locked. */
+export const MAX_CREDENTIAL_ENTRIES = 10;
 
 /** Keys a provider's key format may take in the sandbox, tried against its pattern in order. */
 const SANDBOX_KEY_EXAMPLES = ['sandbox_key', 'sk_test_sandbox1', 'sk-sandbox1', 'key_sandbox1', 'sandbox1'];

@@ -11,11 +11,13 @@ export interface LinkRow {
   used_at: Date | null;
   /** Hash of the resume cookie of the browser that first started the trip (cleared on success). */
   resume_hash: string | null;
+  /** Credentials entered on its form so far (bounded: authorization/service.ts). */
+  credential_entries: number;
 }
 
 export async function insertLink(
   db: Queryable,
-  row: Omit<LinkRow, 'used_at' | 'resume_hash'>,
+  row: Omit<LinkRow, 'used_at' | 'resume_hash' | 'credential_entries'>,
 ): Promise<void> {
   await db.query(
     `INSERT INTO authorization_links (token_hash, account_id, redirect_url, caller_state, user_verify_url, expires_at)
@@ -46,6 +48,31 @@ export async function consumeLink(
 /** An authorization begun from the link succeeded: no browser may start it again. */
 export async function endLinkResume(db: Queryable, tokenHash: string): Promise<void> {
   await db.query('UPDATE authorization_links SET resume_hash = NULL WHERE token_hash = $1', [tokenHash]);
+}
+
+/**
+ * Counts one more credential entered on the link's form, while fewer than `max` were: the new
+ * count, or undefined when the link is spent of entries (or unknown).
+ */
+export async function countCredentialEntry(
+  db: Queryable,
+  tokenHash: string,
+  max: number,
+): Promise<number | undefined> {
+  const rows = await db.query<{ credential_entries: number }>(
+    `UPDATE authorization_links SET credential_entries = credential_entries + 1
+     WHERE token_hash = $1 AND credential_entries < $2 RETURNING credential_entries`,
+    [tokenHash, max],
+  );
+  return rows[0]?.credential_entries;
+}
+
+/** The link and the trip begun from it end here: nobody may resume or finish them. */
+export async function lockLinkTrip(db: Queryable, tokenHash: string, requestId: string): Promise<void> {
+  await db.query('UPDATE authorization_links SET resume_hash = NULL WHERE token_hash = $1', [tokenHash]);
+  await db.query('UPDATE authorization_requests SET used_at = COALESCE(used_at, now()) WHERE id = $1', [
+    requestId,
+  ]);
 }
 
 export async function findLink(db: Queryable, tokenHash: string): Promise<LinkRow | undefined> {

@@ -734,4 +734,13 @@ CREATE TRIGGER trigger_subscriptions_account_status AFTER UPDATE OF status ON co
   EXECUTE FUNCTION trigger_subscriptions_account_moved();
 `,
   },
+  {
+    version: 28,
+    name: 'link-credential-entries',
+    sql: `
+-- Credentials entered on the hosted form of one link (each may be a user-info request to the
+-- provider): bounded, after which the link is locked.
+ALTER TABLE authorization_links ADD COLUMN IF NOT EXISTS credential_entries integer NOT NULL DEFAULT 0;
+`,
+  },
 ];
