@@ -61,7 +61,10 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
                                 an ACTIVE account from a credential you hold (a secret given as -
                                 is read from stdin)
   link <connection> <identifier> [--redirect-url U] [--state S] [--user-verify-url U]
-  tools list [--provider P] [--format json_schema|openai|anthropic|mcp]
+  tools list [--provider P] [--connection C] [--tags a,b] [--read-only true|false]
+             [--format json_schema|openai|anthropic|mcp]
+  tools search "<task in words>" [--limit N] [--provider P] [--connection C] [--tags a,b]
+               [--read-only true|false]   the tools that fit the task best, best first
   tools get <name> [--format F]
   tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
   executions list [--tool T] [--identifier I] [--status success|error]
@@ -203,6 +206,9 @@ async function main(argv: string[]): Promise<number> {
       'user-verify-url': { type: 'string' },
       connections: { type: 'string' },
       tools: { type: 'string' },
+      tags: { type: 'string' },
+      'read-only': { type: 'string' },
+      limit: { type: 'string' },
       'expires-in': { type: 'string' },
       'expires-at': { type: 'string' },
       'access-token': { type: 'string' },

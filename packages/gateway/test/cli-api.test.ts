@@ -143,6 +143,28 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     expect(Array.isArray(anthropic)).toBe(true);
     expect(anthropic.every((tool) => tool.name.startsWith('notes_') && tool.input_schema)).toBe(true);
 
+    const search = await cli(['tools', 'search', 'find', 'contacts', 'in the CRM', '--limit', '3']);
+    expect(search.status, search.stderr).toBe(0);
+    const lines = search.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+SCORE\s+PROVIDER\s+KIND\s+DESCRIPTION$/);
+    expect(lines).toHaveLength(4);
+    expect(search.stdout).toMatch(/^crm_contacts_search\s+\d+\.\d\s+hubspot\s+read\s+/m);
+    const filtered = JSON.parse(
+      (await cli(['tools', 'search', 'events', '--tags', 'calendar', '--read-only', 'true', '--json']))
+        .stdout,
+    ) as { data: { name: string; score: number; annotations: { readOnly: boolean } }[] };
+    expect(filtered.data.length).toBeGreaterThan(0);
+    expect(filtered.data.every((t) => t.name.startsWith('calendar_') && t.annotations.readOnly)).toBe(true);
+    const destructive = await cli(['tools', 'list', '--provider', 'notion', '--tags', 'destructive']);
+    expect(destructive.stdout).toMatch(/^notes_block_delete\s+/m);
+    expect(destructive.stdout).not.toMatch(/^notes_user_list/m);
+    const noWords = await cli(['tools', 'search']);
+    expect(noWords.status).toBe(2);
+    expect(noWords.stderr).toMatch(/tools search needs the task in words/);
+    const badTag = await cli(['tools', 'search', 'mail', '--tags', 'nope']);
+    expect(badTag.status).not.toBe(0);
+    expect(badTag.stderr).toMatch(/invalid_input.*tags are:/s);
+
     const inline = await cli('tools run notes_user_list --identifier user_42 --input {"page_size":1}');
     expect(inline.status, inline.stderr).toBe(0);
     expect((JSON.parse(inline.stdout) as { results: unknown[] }).results).toHaveLength(1);

@@ -201,9 +201,20 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
     );
     expect(cards.length).toBeGreaterThan(10);
     expect(Math.max(...cards)).toBeLessThanOrEqual(1);
-    // A search that matches nothing says so.
-    await go('/tools?q=no-such-tool-anywhere', 'Tools');
+    // A search no tool has a word of says so.
+    await go('/tools?q=zzqxv', 'Tools');
     expect(await page.locator('#no-tools').textContent()).toMatch(/No tool matches/);
+    // The search box asks the gateway's tool search: tools ranked by the task, with their tags.
+    await page.getByLabel('Search').fill('put a meeting with Ann in my calendar');
+    await page.getByLabel('Effect').selectOption('false');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect
+      .poll(() => page.locator('#tool-count').textContent())
+      .toMatch(/^\d+ tools match, best first\.$/);
+    const names = await page.locator('.tool-list li code').allTextContents();
+    expect(names.slice(0, 3)).toContain('calendar_create_event');
+    expect(await page.locator('.tool-list li').first().locator('.tag').allTextContents()).toContain('writes');
+    expect(page.url()).toContain('read_only=false');
   });
 
   it('keeps the key columns of the accounts and executions tables at 390 px', async () => {

@@ -179,6 +179,30 @@ def test_tools_in_every_format_the_api_offers(client):
     assert one["name"] == "notes_user_list" and "annotations" in one
 
 
+def test_tools_search_ranks_by_task_with_filters_and_pages(client):
+    listing = client.tools.search("find contacts in the CRM by last name", page_size=3)
+    first = listing.first_page()
+    assert len(first.data) == 3 and first.next_page_token
+    assert "crm_contacts_search" in [t["name"] for t in first.data]
+    assert first.data[0]["score"] >= first.data[-1]["score"] and "specification" in first.data[0]["tags"]
+    every = [t["name"] for t in listing]
+    assert len(every) == len(set(every)) > 3
+    reads = client.tools.search("calendar events", read_only=True, tags=["calendar"]).first_page().data
+    assert reads and all(t["annotations"]["read_only"] and t["provider"] == "google_calendar" for t in reads)
+    assert "notes_block_delete" in [t["name"] for t in client.tools.list(provider="notion", tags=["destructive"])]
+    with pytest.raises(portico.InvalidInputError) as refused:
+        client.tools.search("mail", tags=["nope"]).first_page()
+    assert "tags are:" in refused.value.problem["detail"]
+
+
+def test_async_tools_search(gateway_env):
+    async def main():
+        listing = AsyncPortico().tools.search("create a spreadsheet", page_size=5)
+        return [t["name"] for t in (await listing.first_page()).data]
+
+    assert "sheets_create_spreadsheet" in asyncio.run(main())
+
+
 def test_connected_accounts_iterate_over_pages(client, notion):
     ids = {client.get_authorization_link(notion, f"py-page-{i}")["connected_account_id"] for i in range(3)}
     listing = client.connected_accounts.list(connection_name=notion, page_size=1)

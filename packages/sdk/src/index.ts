@@ -21,7 +21,13 @@ export type {
   PolicyInput,
 } from './resources/guardrails.js';
 export type { McpToken, MintMcpTokenInput } from './resources/mcp-tokens.js';
-export type { ExecuteToolInput, ExecuteToolResult, RawToolFormat } from './resources/tools.js';
+export type {
+  ExecuteToolInput,
+  ExecuteToolResult,
+  RawToolFormat,
+  SearchToolsOptions,
+  ToolFilters,
+} from './resources/tools.js';
 export type {
   CreateWebhookInput,
   PorticoEvent,

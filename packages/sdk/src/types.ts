@@ -179,6 +179,16 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
   versions: string[];
+  /**
+   * Where the tool comes from (`specification`, `compiled`, `remote-mcp`), what it does
+   * (`read-only` or `writes`, `destructive`) and its provider's category (`calendar`, `e-mail`, …).
+   */
+  tags?: string[];
+}
+
+/** A tool a search found, with how well it fits the query (compare within one search only). */
+export interface ToolMatch extends ToolDefinition {
+  score: number;
 }
 
 export interface Execution {

@@ -274,6 +274,29 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
       await expect(portico.tools.get('no_such_tool')).rejects.toBeInstanceOf(UnknownToolError);
     });
 
+    it('searches the catalog by a task in plain words, with filters and pages', async () => {
+      const first = await portico.tools.search('find contacts in the CRM by last name', { pageSize: 3 });
+      expect(first.data).toHaveLength(3);
+      expect(first.data.map((t) => t.name)).toContain('crm_contacts_search');
+      expect(first.data[0]!.score).toBeGreaterThanOrEqual(first.data[2]!.score);
+      expect(first.data[0]!.tags).toContain('specification');
+      expect(typeof first.nextPageToken).toBe('string');
+      const every = await portico.tools
+        .search('find contacts in the CRM by last name', { pageSize: 3 })
+        .toArray();
+      expect(new Set(every.map((t) => t.name)).size).toBe(every.length);
+      expect(every.length).toBeGreaterThan(3);
+      const reads = await portico.tools.search('calendar events', { readOnly: true, tags: ['calendar'] });
+      expect(reads.data.length).toBeGreaterThan(0);
+      expect(reads.data.every((t) => t.annotations.readOnly && t.provider === 'google_calendar')).toBe(true);
+      expect(
+        (await portico.tools.list({ tags: ['destructive'], provider: 'notion' })).map((t) => t.name),
+      ).toContain('notes_block_delete');
+      const bad = await failure<InvalidInputError>(portico.tools.search('mail', { tags: ['nope'] }));
+      expect(bad).toBeInstanceOf(InvalidInputError);
+      expect(bad.detail).toMatch(/tags are: /);
+    });
+
     it('executes a tool and reads its execution record', async () => {
       const result = await portico.executeTool<{ results: unknown[] }>({
         toolName: 'notes_data_fetch',

@@ -4,13 +4,16 @@ import { h } from '../dom.js';
 import { clearProblem, field, formError, showProblem } from '../forms.js';
 import { page } from '../layout.js';
 
+/** Tools a search page shows; "More" fetches the next page of matches. */
+const SEARCH_PAGE_SIZE = 50;
+
 export async function toolsPage(params) {
-  const q = params.get('q') ?? '';
+  const q = (params.get('q') ?? '').trim();
   const provider = params.get('provider') ?? '';
-  const [tools, all] = await Promise.all([api('/tools', { query: { provider } }), providerList()]);
-  const shown = tools.data.filter(
-    (t) => !q || t.name.includes(q.toLowerCase()) || t.description.toLowerCase().includes(q.toLowerCase()),
-  );
+  const readOnly = params.get('read_only') ?? '';
+  // With words, the gateway's tool search ranks the whole catalog by how well each tool fits them.
+  const query = { provider, read_only: readOnly, ...(q ? { query: q, page_size: SEARCH_PAGE_SIZE } : {}) };
+  const [tools, all] = await Promise.all([api('/tools', { query }), providerList()]);
   const search = h(
     'form',
     { class: 'card filters', role: 'search' },
@@ -21,7 +24,7 @@ export async function toolsPage(params) {
         name: 'q',
         value: q,
         type: 'search',
-        placeholder: 'name or description',
+        placeholder: 'a task in words, e.g. send an email',
       }),
     ),
     field(
@@ -33,31 +36,69 @@ export async function toolsPage(params) {
         all.map((p) => h('option', { value: p.key, selected: p.key === provider }, p.display_name)),
       ),
     ),
+    field(
+      'Effect',
+      h(
+        'select',
+        { id: 'tool-read-only', name: 'read_only' },
+        h('option', { value: '' }, 'Reads or writes'),
+        h('option', { value: 'true', selected: readOnly === 'true' }, 'Reads only'),
+        h('option', { value: 'false', selected: readOnly === 'false' }, 'Writes'),
+      ),
+    ),
     h('button', { type: 'submit' }, 'Search'),
   );
   search.addEventListener('submit', (event) => {
     event.preventDefault();
     location.hash = `#/tools?${new URLSearchParams([...new FormData(search)].filter(([, v]) => v))}`;
   });
+  const list = h('ul', { class: 'tool-list', id: 'tool-list' }, tools.data.map(toolCard));
+  const count = h(
+    'p',
+    { class: 'hint', id: 'tool-count', 'data-total': String(tools.total ?? tools.data.length) },
+    q ? `${tools.total} tools match, best first.` : `${tools.total ?? tools.data.length} tools.`,
+  );
+  let next = tools.next_page_token;
+  const more = h('button', { type: 'button', id: 'more-tools', class: 'secondary' }, 'More');
+  more.hidden = !next;
+  more.addEventListener('click', async () => {
+    more.disabled = true;
+    try {
+      const page = await api('/tools', { query: { ...query, page_token: next } });
+      list.append(...page.data.map(toolCard));
+      next = page.next_page_token;
+      more.hidden = !next;
+    } finally {
+      more.disabled = false;
+    }
+  });
   page(
     'Tools',
     search,
     tools.notice ? h('p', { class: 'notice' }, tools.notice) : null,
-    !tools.notice && shown.length === 0
+    !tools.notice && tools.data.length === 0
       ? h('p', { class: 'hint', id: 'no-tools' }, 'No tool matches the search.')
+      : tools.notice
+        ? null
+        : count,
+    list,
+    more,
+  );
+}
+
+function toolCard(t) {
+  return h(
+    'li',
+    { class: 'card' },
+    h('a', { href: `#/tools/${t.name}` }, h('code', {}, t.name)),
+    h('p', {}, (t.description ?? '').split('\n')[0]),
+    t.tags?.length
+      ? h(
+          'p',
+          { class: 'tags' },
+          t.tags.map((tag) => h('span', { class: 'tag' }, tag)),
+        )
       : null,
-    h(
-      'ul',
-      { class: 'tool-list' },
-      shown.map((t) =>
-        h(
-          'li',
-          { class: 'card' },
-          h('a', { href: `#/tools/${t.name}` }, h('code', {}, t.name)),
-          h('p', {}, (t.description ?? '').split('\n')[0]),
-        ),
-      ),
-    ),
   );
 }
 

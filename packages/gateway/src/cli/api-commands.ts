@@ -18,6 +18,8 @@ import {
   type ProviderDefinition,
   type ProviderKey,
   type ToolDefinition,
+  type ToolFilters,
+  type ToolMatch,
   type Webhook,
   type WebhookDelivery,
 } from '@portico/sdk';
@@ -113,6 +115,29 @@ const TOOL_COLUMNS: Column<ToolDefinition>[] = [
   },
   { header: 'DESCRIPTION', value: (t) => t.description.split(/(?<=\.)\s/)[0], max: 80 },
 ];
+
+const MATCH_COLUMNS: Column<ToolMatch>[] = [
+  { header: 'NAME', value: (t) => t.name },
+  { header: 'SCORE', value: (t) => t.score.toFixed(1) },
+  ...TOOL_COLUMNS.slice(1),
+];
+
+/** --provider, --connection, --tags a,b and --read-only true|false of the tool listings. */
+function toolFilters(values: ApiArgs['values']): ToolFilters {
+  const readOnly = str(values, 'read-only');
+  if (readOnly !== undefined && readOnly !== 'true' && readOnly !== 'false') {
+    throw new UsageError('--read-only takes true or false');
+  }
+  const provider = str(values, 'provider') as ProviderKey | undefined;
+  const connection = str(values, 'connection');
+  const tags = list(values, 'tags');
+  return {
+    ...(provider ? { provider } : {}),
+    ...(connection ? { connection } : {}),
+    ...(tags ? { tags } : {}),
+    ...(readOnly !== undefined ? { readOnly: readOnly === 'true' } : {}),
+  };
+}
 
 const EXECUTION_COLUMNS: Column<Execution>[] = [
   { header: 'ID', value: (e) => e.id },
@@ -503,17 +528,28 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
       return 0;
     }
     case 'tools list': {
-      const provider = str(values, 'provider') as ProviderKey | undefined;
+      const filters = toolFilters(values);
       const format = str(values, 'format');
       if (format && format !== 'json_schema') {
         // An LLM format is for pasting into code: always JSON, and exactly the array the LLM API
         // takes (its `tools` parameter), with no envelope to unwrap.
-        printJson(
-          await portico.tools.list({ ...(provider ? { provider } : {}), format: format as 'openai' }),
-        );
+        printJson(await portico.tools.list({ ...filters, format: format as 'openai' }));
       } else {
-        show(await portico.tools.list(provider ? { provider } : {}), TOOL_COLUMNS);
+        show(await portico.tools.list(filters), TOOL_COLUMNS);
       }
+      return 0;
+    }
+    case 'tools search': {
+      const words = args.join(' ').trim();
+      if (!words)
+        throw new UsageError('tools search needs the task in words, e.g. tools search "send an email"');
+      const limit = str(values, 'limit');
+      const pageSize = limit === undefined ? 10 : Number(limit);
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
+        throw new UsageError('--limit must be a whole number from 1 to 200');
+      }
+      const { data } = await portico.tools.search(words, { ...toolFilters(values), pageSize });
+      show(data, MATCH_COLUMNS);
       return 0;
     }
     case 'tools get': {

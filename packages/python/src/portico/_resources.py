@@ -127,10 +127,49 @@ class ToolResult:
     execution_id: str
 
 
+def _tool_filters(
+    provider: Optional[str], connection: Optional[str], read_only: Optional[bool], tags: Optional[List[str]]
+) -> Dict[str, Any]:
+    return {
+        "provider": provider,
+        "connection": connection,
+        "read_only": read_only,
+        "tags": tags,
+    }
+
+
 class Tools(_Resource):
-    def list(self, *, provider: Optional[str] = None, format: str = "json_schema") -> List[Json]:
-        """The catalog in one of the formats the gateway serves: json_schema, openai, anthropic, mcp."""
-        return list(self._t.obj("GET", "/api/v1/tools", query={"provider": provider, "format": format})["data"])
+    def list(
+        self,
+        *,
+        provider: Optional[str] = None,
+        format: str = "json_schema",
+        connection: Optional[str] = None,
+        read_only: Optional[bool] = None,
+        tags: Optional[List[str]] = None,
+    ) -> List[Json]:
+        """The catalog (every tool the filters keep) in one of the formats the gateway serves:
+        json_schema, openai, anthropic, mcp. ``tags``: tools with every one of them."""
+        query = {**_tool_filters(provider, connection, read_only, tags), "format": format}
+        return list(self._t.obj("GET", "/api/v1/tools", query=query)["data"])
+
+    def search(
+        self,
+        query: str,
+        *,
+        provider: Optional[str] = None,
+        connection: Optional[str] = None,
+        read_only: Optional[bool] = None,
+        tags: Optional[List[str]] = None,
+        page_size: Optional[int] = None,
+    ) -> PageList[Json]:
+        """The tools that fit a task described in plain words, best first, each with its ``score``
+        and ``tags``: ``client.tools.search("send an email to Ann").first_page().data[0]["name"]``.
+        Iterate it for every match, page after page (20 a page unless ``page_size`` says otherwise)."""
+        return self._list(
+            "/api/v1/tools",
+            {"query": query, "page_size": page_size, **_tool_filters(provider, connection, read_only, tags)},
+        )
 
     def get(self, name: str, *, format: str = "json_schema") -> Json:
         return self._t.obj("GET", f"/api/v1/tools/{segment(name)}", query={"format": format})

@@ -92,7 +92,7 @@ class AsyncPorticoResponse:
 class _AsyncResource:
     """Every method of a resource as a coroutine; listings (lazy) as AsyncPageList at once."""
 
-    _LAZY = frozenset({"list", "deliveries"})
+    _LAZY = frozenset({"list", "search", "deliveries"})
 
     def __init__(self, resource: Any) -> None:
         self._resource = resource

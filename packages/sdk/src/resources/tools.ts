@@ -1,4 +1,5 @@
 import { InvalidInputError, PorticoError } from '../errors/errors.js';
+import { PageList } from '../http/pages.js';
 import type { Transport } from '../http/transport.js';
 import {
   AUTHORIZE_TOOL,
@@ -19,6 +20,7 @@ import type {
   ProviderKey,
   ToolAnnotations,
   ToolDefinition,
+  ToolMatch,
 } from '../types.js';
 import type { ConnectedAccounts } from './connected-accounts.js';
 import { type Connections, segment } from './connections.js';
@@ -56,6 +58,33 @@ interface RawTool {
   input_schema: JsonSchema;
   annotations: { read_only: boolean; destructive: boolean; idempotent: boolean };
   versions: string[];
+  tags?: string[];
+  score?: number;
+}
+
+/** Which tools a listing or a search keeps; every filter given must hold. */
+export interface ToolFilters {
+  provider?: ProviderKey;
+  /** The tools of this connection: its provider's, or its remote MCP server's. */
+  connection?: string;
+  /** true: only tools that never change data; false: only those that may. */
+  readOnly?: boolean;
+  /** Tools with every one of these tags (see `ToolDefinition.tags`). */
+  tags?: string[];
+}
+
+export interface SearchToolsOptions extends ToolFilters {
+  /** Tools a page (1–200; default 20). */
+  pageSize?: number;
+}
+
+function filterQuery(options: ToolFilters): Record<string, string | boolean | readonly string[] | undefined> {
+  return {
+    provider: options.provider,
+    connection: options.connection,
+    read_only: options.readOnly,
+    tags: options.tags,
+  };
 }
 
 function toDefinition(raw: RawTool): ToolDefinition {
@@ -71,6 +100,7 @@ function toDefinition(raw: RawTool): ToolDefinition {
     inputSchema: raw.input_schema,
     annotations,
     versions: raw.versions,
+    ...(raw.tags ? { tags: raw.tags } : {}),
   };
 }
 
@@ -82,19 +112,41 @@ export class Tools {
     private readonly providers: Providers,
   ) {}
 
-  /** The catalog as `ToolDefinition`s, or in one of the LLM formats the gateway serves. */
-  list(options?: { provider?: ProviderKey; format?: 'json_schema' }): Promise<ToolDefinition[]>;
-  list(options: { provider?: ProviderKey; format: RawToolFormat }): Promise<Record<string, unknown>[]>;
+  /**
+   * The catalog (every tool the filters keep) as `ToolDefinition`s, or in one of the LLM formats
+   * the gateway serves.
+   */
+  list(options?: ToolFilters & { format?: 'json_schema' }): Promise<ToolDefinition[]>;
+  list(options: ToolFilters & { format: RawToolFormat }): Promise<Record<string, unknown>[]>;
   async list(
-    options: { provider?: ProviderKey; format?: 'json_schema' | RawToolFormat } = {},
+    options: ToolFilters & { format?: 'json_schema' | RawToolFormat } = {},
   ): Promise<ToolDefinition[] | Record<string, unknown>[]> {
     const format = options.format ?? 'json_schema';
     const { data } = await this.transport.json<{ data: Record<string, unknown>[] }>({
       method: 'GET',
       path: '/api/v1/tools',
-      query: { provider: options.provider, format },
+      query: { ...filterQuery(options), format },
     });
     return format === 'json_schema' ? data.map((t) => toDefinition(t as unknown as RawTool)) : data;
+  }
+
+  /**
+   * The tools that fit a task described in plain words, best first, e.g.
+   * `(await portico.tools.search('send an email to Ann')).data[0].name`: `await` it for the first
+   * page (20 by default), or iterate it (`for await`) for every match, page after page.
+   */
+  search(query: string, options: SearchToolsOptions = {}): PageList<ToolMatch> {
+    return new PageList(async (pageToken) => {
+      const raw = await this.transport.json<{ data: RawTool[]; next_page_token: string | null }>({
+        method: 'GET',
+        path: '/api/v1/tools',
+        query: { ...filterQuery(options), query, page_size: options.pageSize, page_token: pageToken },
+      });
+      return {
+        data: raw.data.map((t) => ({ ...toDefinition(t), score: t.score ?? 0 })),
+        nextPageToken: raw.next_page_token,
+      };
+    });
   }
 
   get(name: string, options?: { format?: 'json_schema' }): Promise<ToolDefinition>;
