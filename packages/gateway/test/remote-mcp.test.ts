@@ -1,4 +1,8 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
+import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { accountOf, authorize, executeTool } from './helpers/flow.js';
@@ -135,13 +139,47 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     });
   });
 
+  it("serves the server's tools through Portico's MCP endpoint and over gRPC, as its own", async () => {
+    const client = new Client({ name: 'remote-tools', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${await t.token()}`, identifier: ID } },
+      }),
+    );
+    try {
+      const { tools: listed } = await client.listTools();
+      const create = listed.find((tool) => tool.name === 'notes__notes_create');
+      expect(create?.inputSchema).toMatchObject({ type: 'object', required: ['title'] });
+      expect(listed.find((tool) => tool.name === 'notes__delete-note')?.annotations).toMatchObject({
+        destructiveHint: true,
+      });
+      const made = (await client.callTool({
+        name: 'notes__notes_create',
+        arguments: { title: 'Through MCP' },
+      })) as CallToolResult;
+      expect(made.isError).toBeFalsy();
+      expect(JSON.stringify(made.structuredContent)).toContain('Through MCP');
+    } finally {
+      await client.close();
+    }
+    expect((await notesOf('dcr')).map((n) => (n as { title: string }).title)).toContain('Through MCP');
+
+    const sk = new ScalekitClient(t.url, t.clientId, t.clientSecret);
+    const viaGrpc = await sk.actions.executeTool({
+      toolName: 'notes__notes_list',
+      identifier: ID,
+      toolInput: {},
+    });
+    expect(JSON.stringify(viaGrpc.data)).toContain('Through MCP');
+  });
+
   it('refreshes an expired token and marks the account EXPIRED once the grant is revoked', async () => {
     expect(emu.control.expireAccessTokens('mcp')).toBeGreaterThan(0);
     const listed = await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID });
     expect(listed.status).toBe(200);
     expect(
       (listed.body.data as { structured_content: { notes: unknown[] } }).structured_content.notes,
-    ).toHaveLength(1);
+    ).toEqual(await notesOf('dcr'));
 
     emu.control.revokeGrants('mcp');
     emu.control.expireAccessTokens('mcp');
@@ -164,7 +202,8 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
       json: { name: 'notes-guard', connection_name: 'notes' },
     });
     expect(policy.status).toBe(201);
-    const [note] = (await notesOf('dcr')) as Array<{ id: string }>;
+    const notes = (await notesOf('dcr')) as Array<{ id: string }>;
+    const note = notes[0];
     const held = await executeTool(t, {
       tool_name: 'notes__delete-note',
       identifier: ID,
@@ -172,7 +211,7 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     });
     expect(held.status).toBe(403);
     expect(held.body.code).toBe('approval_required');
-    expect(await notesOf('dcr')).toHaveLength(1);
+    expect(await notesOf('dcr')).toEqual(notes);
     // A read-only tool is not held.
     expect((await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID })).status).toBe(200);
   });

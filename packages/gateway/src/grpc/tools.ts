@@ -30,11 +30,15 @@ export const APPROVAL_ID_HEADER = 'x-portico-approval-id';
 const asStruct = (value: unknown): JsonObject => JSON.parse(JSON.stringify(value ?? {})) as JsonObject;
 
 /** A tool in Scalekit's shape: its definition is Portico's json_schema format of it. */
-function toolMessage(engine: ToolEngine, tool: AnyTool): MessageInitShape<typeof ToolSchema> {
+function toolMessage(
+  engine: ToolEngine,
+  tool: AnyTool,
+  environmentId: string,
+): MessageInitShape<typeof ToolSchema> {
   return {
     id: tool.name,
     provider: tool.provider,
-    definition: asStruct(engine.describe(tool.name, 'json_schema')),
+    definition: asStruct(engine.describe(tool.name, 'json_schema', environmentId)),
     metadata: asStruct({ annotations: tool.annotations }),
     tags: [tool.provider],
   };
@@ -55,9 +59,15 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
     });
     return page.rows.filter((row) => !connections.length || connections.includes(row.connection_name));
   };
-  const toolsOf = (rows: AccountWithConnection[]) => {
+  /** The environment's tools (its remote MCP servers' made current first): the registry's listing. */
+  const listed = async (ctx: HandlerContext, filter: { provider?: string } = {}) => {
+    const environmentId = environmentOf(ctx);
+    await engine.prepare(environmentId);
+    return engine.list({ ...filter, environmentId });
+  };
+  const toolsOf = async (ctx: HandlerContext, rows: AccountWithConnection[]) => {
     const providers = new Set(rows.map((r) => r.provider));
-    return engine.list().filter((t) => providers.has(t.provider));
+    return (await listed(ctx)).filter((t) => providers.has(t.provider));
   };
 
   return {
@@ -126,7 +136,8 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
     async listTools(req, ctx) {
       const filter = req.filter;
       if (filter) refuseScopes(filter);
-      let tools = engine.list(
+      let tools = await listed(
+        ctx,
         filter?.provider ? { provider: checkProvider(filter.provider, '/filter/provider') } : {},
       );
       if (filter?.toolName.length) tools = tools.filter((t) => filter.toolName.includes(t.name));
@@ -149,14 +160,14 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
           const { identifier } = checkIdentifier({ identifier: filter.identifier });
           rows = await activeAccounts(ctx, identifier, filter.connector ? [filter.connector] : []);
         }
-        const allowed = new Set(toolsOf(rows).map((t) => t.name));
+        const allowed = new Set((await toolsOf(ctx, rows)).map((t) => t.name));
         tools = tools.filter((t) => allowed.has(t.name));
       }
       const { page, next } = pageOf(tools, req.pageSize, req.pageToken);
       return {
         ...(filter?.summary
           ? { toolNames: page.map((t) => t.name) }
-          : { tools: page.map((t) => toolMessage(engine, t)) }),
+          : { tools: page.map((t) => toolMessage(engine, t, environmentOf(ctx))) }),
         nextPageToken: next,
         totalSize: tools.length,
       };
@@ -168,15 +179,20 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
         checkProvider(p, `/filter/providers/${i}`),
       );
       const toolNames = req.filter?.toolNames ?? [];
+      const all = await listed(ctx);
       const scoped = (await activeAccounts(ctx, identifier, req.filter?.connectionNames)).flatMap((account) =>
-        engine
-          .list({ provider: account.provider })
+        all
+          .filter((t) => t.provider === account.provider)
           .filter(
             (t) =>
               (!providers.length || providers.includes(t.provider)) &&
               (!toolNames.length || toolNames.includes(t.name)),
           )
-          .map((tool) => ({ tool: toolMessage(engine, tool), identifier, connectedAccountId: account.id })),
+          .map((tool) => ({
+            tool: toolMessage(engine, tool, environmentOf(ctx)),
+            identifier,
+            connectedAccountId: account.id,
+          })),
       );
       const { page, next } = pageOf(scoped, req.pageSize, req.pageToken);
       return { tools: page, nextPageToken: next, totalSize: scoped.length };
@@ -184,9 +200,13 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
 
     async listAvailableTools(req, ctx) {
       const { identifier } = checkIdentifier({ identifier: req.identifier });
-      const tools = toolsOf(await activeAccounts(ctx, identifier));
+      const tools = await toolsOf(ctx, await activeAccounts(ctx, identifier));
       const { page, next } = pageOf(tools, req.pageSize, req.pageToken);
-      return { tools: page.map((t) => toolMessage(engine, t)), nextPageToken: next, totalSize: tools.length };
+      return {
+        tools: page.map((t) => toolMessage(engine, t, environmentOf(ctx))),
+        nextPageToken: next,
+        totalSize: tools.length,
+      };
     },
   };
 }

@@ -63,10 +63,12 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const active = await view.activeAccounts();
     const providers = new Set(active.map((a) => a.provider));
+    // The environment's own tools (its remote MCP servers') are made current before the listing.
+    await deps.engine.prepare(scope.environmentId);
     const tools = deps.engine
-      .list()
+      .list({ environmentId: scope.environmentId })
       .filter((t) => providers.has(t.provider) && view.allowsTool(t.name))
-      .map((t) => modelFacingTool(deps.engine, t));
+      .map((t) => modelFacingTool(deps.engine, t, scope.environmentId));
     // Portico's own tools first, so a client that reads only the first page can still connect accounts.
     const all = [authorizeTool(await view.connections()), RUN_APPROVED, ...tools];
     const { items, nextCursor } = page(all, request.params?.cursor, deps.pageSize ?? DEFAULT_PAGE_SIZE);
@@ -75,7 +77,10 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
 
   server.setRequestHandler(CallToolRoute, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = (request as unknown as { params: CallToolParams }).params;
-    if (name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) refuseUnknownTool(deps.engine, name);
+    if (name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) {
+      await deps.engine.prepare(scope.environmentId, name);
+      refuseUnknownTool(deps.engine, name, scope.environmentId);
+    }
     try {
       if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
       const caller = { id: `mcp:${scope.identifier}`, refuseNewAccount: newAccountRefusal(scope.grant) };
@@ -107,9 +112,9 @@ type CallToolParams = { name: string; arguments?: Record<string, unknown> };
  * A tool no server offers is a protocol error (-32602, as the specification's example has it), not
  * a failed call: nothing ran, so nothing is recorded. The suggestion travels in the error's data.
  */
-function refuseUnknownTool(engine: ToolEngine, name: string): void {
+function refuseUnknownTool(engine: ToolEngine, name: string, environmentId: string): void {
   try {
-    engine.describe(name);
+    engine.describe(name, 'json_schema', environmentId);
   } catch (error) {
     if (!(error instanceof Problem) || error.code !== 'unknown_tool') throw error;
     const suggestion = error.options.extensions?.did_you_mean;
@@ -305,7 +310,9 @@ class ScopeView {
       );
     }
     if (!this.scope.connectionNames) return undefined;
-    const tool = this.deps.engine.list().find((t) => t.name === toolName);
+    const tool = this.deps.engine
+      .list({ environmentId: this.scope.environmentId })
+      .find((t) => t.name === toolName);
     if (!tool) return undefined; // the engine answers unknown_tool with suggestions
     const candidates = (await this.connections()).filter((c) => c.provider === tool.provider);
     if (!candidates.length) {

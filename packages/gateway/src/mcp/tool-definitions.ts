@@ -26,10 +26,10 @@ const definitions = new WeakMap<AnyTool, Tool>();
  * input (the engine takes them out before validation) but are left out of the schema: they are
  * operators' overrides, and a model that sees them fills them in.
  */
-export function modelFacingTool(engine: ToolEngine, source: AnyTool): Tool {
+export function modelFacingTool(engine: ToolEngine, source: AnyTool, environmentId?: string): Tool {
   let tool = definitions.get(source);
   if (!tool) {
-    const described = engine.describe(source.name, 'mcp') as unknown as Tool;
+    const described = engine.describe(source.name, 'mcp', environmentId) as unknown as Tool;
     const properties = { ...described.inputSchema.properties };
     for (const parameter of VERSION_PARAMETERS) delete properties[parameter];
     tool = {
