@@ -1178,10 +1178,10 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     tag: 'MCP',
     summary: 'MCP endpoint (Streamable HTTP)',
     description:
-      'JSON-RPC messages of the Model Context Protocol: tools/list and tools/call for the identifier the MCP token is bound to.',
+      'JSON-RPC messages of the Model Context Protocol: tools/list and tools/call for the identifier the MCP token is bound to. With ?mode=search, tools/list offers portico_search_tools (find tools by a task in words) and portico_call_tool (call one by name) instead of every provider tool.',
     success: ok('A JSON-RPC response (or an event stream).', obj('A JSON-RPC message.')),
     otherSuccesses: [MCP_ACCEPTED],
-    codes: ['tool_not_allowed', 'origin_not_allowed'],
+    codes: ['tool_not_allowed', 'origin_not_allowed', 'invalid_input'],
     security: [{ mcpToken: [] }],
   },
   'GET /mcp': {

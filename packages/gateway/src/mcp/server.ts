@@ -18,7 +18,18 @@ import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider, getProvider } from '../providers/catalog.js';
 import type { ConnectionRow } from '../store/connections.js';
 import type { ExecuteRequest, ToolEngine } from '../tools/engine.js';
+import type { AnyTool } from '../tools/types.js';
 import { ProtocolError } from './jsonrpc.js';
+import {
+  CALL_TOOL,
+  CALL_TOOL_TOOL,
+  callInput,
+  type McpMode,
+  SEARCH_TOOLS,
+  SEARCH_TOOLS_TOOL,
+  searchInput,
+  searchResult,
+} from './meta-tools.js';
 import { DEFAULT_PAGE_SIZE, page } from './pagination.js';
 import { modelFacingTool, TOOL_OUTPUT_SCHEMA } from './tool-definitions.js';
 
@@ -50,49 +61,70 @@ const CallToolRoute = RequestSchema.extend({ method: CallToolRequestSchema.shape
  * connections and tools), each call run by the tool engine as that user. Built per HTTP request
  * (the transport is stateless), so a revoked token or a new account shows on the next request.
  */
-export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId: string): Server {
+export function createMcpServer(
+  deps: McpServerDeps,
+  scope: McpScope,
+  requestId: string,
+  mode: McpMode = 'full',
+): Server {
+  const searching = mode === 'search';
   const server = new Server(
     { name: 'portico', version: deps.version },
     {
       capabilities: { tools: { listChanged: true } },
-      instructions: `Tools act in third-party apps as the end user "${scope.identifier}". If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
+      instructions: `Tools act in third-party apps as the end user "${scope.identifier}".${searching ? ` Find the tool for a task with ${SEARCH_TOOLS_TOOL} (describe the task in words), then call it with ${CALL_TOOL_TOOL}.` : ''} If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
     },
   );
   const view = new ScopeView(deps, scope);
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-    const active = await view.activeAccounts();
-    const providers = new Set(active.map((a) => a.provider));
-    // The environment's own tools (its remote MCP servers') are made current before the listing.
-    await deps.engine.prepare(scope.environmentId);
-    const tools = deps.engine
-      .list({ environmentId: scope.environmentId })
-      .filter((t) => providers.has(t.provider) && view.allowsTool(t.name))
-      .map((t) => modelFacingTool(deps.engine, t, scope.environmentId));
+    const own = [authorizeTool(await view.connections()), RUN_APPROVED];
     // Portico's own tools first, so a client that reads only the first page can still connect accounts.
-    const all = [authorizeTool(await view.connections()), RUN_APPROVED, ...tools];
+    const all = searching
+      ? [...own, SEARCH_TOOLS, CALL_TOOL]
+      : [...own, ...(await view.offered()).map((t) => modelFacingTool(t))];
     const { items, nextCursor } = page(all, request.params?.cursor, deps.pageSize ?? DEFAULT_PAGE_SIZE);
     return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
   });
 
+  const run = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+    const caller = { id: `mcp:${scope.identifier}`, refuseNewAccount: newAccountRefusal(scope.grant) };
+    const call =
+      name === RUN_APPROVED_TOOL
+        ? approvedCall(view, scope.identifier, args)
+        : await toolCall(view, scope.identifier, name, args);
+    const result = await deps.engine.execute(scope.environmentId, call, caller);
+    return {
+      content: [{ type: 'text', text: JSON.stringify(result.data) }],
+      structuredContent: { ...result.data, execution_id: result.execution_id },
+    };
+  };
+
   server.setRequestHandler(CallToolRoute, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = (request as unknown as { params: CallToolParams }).params;
-    if (name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) {
+    const meta = name === SEARCH_TOOLS_TOOL || name === CALL_TOOL_TOOL;
+    if (meta && !searching) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}. It is offered in search mode (?mode=search); call tools/list for the tools this server offers.`,
+        { code: 'unknown_tool' },
+      );
+    }
+    if (!meta && name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) {
       await deps.engine.prepare(scope.environmentId, name);
       refuseUnknownTool(deps.engine, name, scope.environmentId);
     }
     try {
       if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
-      const caller = { id: `mcp:${scope.identifier}`, refuseNewAccount: newAccountRefusal(scope.grant) };
-      const call =
-        name === RUN_APPROVED_TOOL
-          ? approvedCall(view, scope.identifier, args)
-          : await toolCall(view, scope.identifier, name, args);
-      const result = await deps.engine.execute(scope.environmentId, call, caller);
-      return {
-        content: [{ type: 'text', text: JSON.stringify(result.data) }],
-        structuredContent: { ...result.data, execution_id: result.execution_id },
-      };
+      if (name === SEARCH_TOOLS_TOOL) return await searchTools(deps, view, args);
+      if (name === CALL_TOOL_TOOL) {
+        const target = callInput(args);
+        // Through the call tool a name no tool has is the model's to correct, not a protocol error.
+        await deps.engine.prepare(scope.environmentId, target.name);
+        deps.engine.describe(target.name, 'json_schema', scope.environmentId);
+        return await run(target.name, target.arguments);
+      }
+      return await run(name, args);
     } catch (error) {
       // A failed tool is a result the model reads and corrects its call from, not a protocol error.
       const problem =
@@ -104,6 +136,24 @@ export function createMcpServer(deps: McpServerDeps, scope: McpScope, requestId:
     }
   });
   return server;
+}
+
+/** portico_search_tools: the tools this session offers that fit the words, best first. */
+async function searchTools(
+  deps: McpServerDeps,
+  view: ScopeView,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const { query, limit } = searchInput(args);
+  const providers = await view.activeProviders();
+  const listing = await deps.engine.find(view.scope.environmentId, {
+    query,
+    pageSize: limit,
+    accept: (tool) => providers.has(tool.provider) && view.allowsTool(tool.name),
+    acceptKey: `mcp:${[...providers].sort().join(',')}`,
+  });
+  const { text, structured } = searchResult(listing, providers.size === 0);
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 type CallToolParams = { name: string; arguments?: Record<string, unknown> };
@@ -255,6 +305,21 @@ class ScopeView {
 
   allowsTool(name: string): boolean {
     return !this.scope.tools || this.scope.tools.includes(name);
+  }
+
+  /** The providers of the user's active accounts, within the scope. */
+  async activeProviders(): Promise<Set<string>> {
+    return new Set((await this.activeAccounts()).map((a) => a.provider));
+  }
+
+  /** The provider tools this session offers: its connected providers', within the scope's tools. */
+  async offered(): Promise<AnyTool[]> {
+    const providers = await this.activeProviders();
+    // The environment's own tools (its remote MCP servers') are made current before the listing.
+    await this.deps.engine.prepare(this.scope.environmentId);
+    return this.deps.engine
+      .list({ environmentId: this.scope.environmentId })
+      .filter((t) => providers.has(t.provider) && this.allowsTool(t.name));
   }
 
   private allowsConnection(name: string): boolean {

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolEngine } from '../tools/engine.js';
+import { formatTool } from '../tools/formats.js';
 import type { AnyTool } from '../tools/types.js';
 import { VERSION_PARAMETERS } from '../tools/versions.js';
 
@@ -26,10 +26,10 @@ const definitions = new WeakMap<AnyTool, Tool>();
  * input (the engine takes them out before validation) but are left out of the schema: they are
  * operators' overrides, and a model that sees them fills them in.
  */
-export function modelFacingTool(engine: ToolEngine, source: AnyTool, environmentId?: string): Tool {
+export function modelFacingTool(source: AnyTool): Tool {
   let tool = definitions.get(source);
   if (!tool) {
-    const described = engine.describe(source.name, 'mcp', environmentId) as unknown as Tool;
+    const described = formatTool(source, 'mcp') as unknown as Tool;
     const properties = { ...described.inputSchema.properties };
     for (const parameter of VERSION_PARAMETERS) delete properties[parameter];
     tool = {

@@ -2,9 +2,17 @@
  * Anthropic Messages API: `tools` definitions and `tool_use` → `tool_result`. Types only: nothing
  * of `@anthropic-ai/sdk` is loaded at run time.
  */
-import type { MessageParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  MessageParam,
+  Tool,
+  ToolReferenceBlockParam,
+  ToolResultBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages';
+import { AUTHORIZE_TOOL } from '../tools/authorization.js';
 import type { ToolContext, ToolFramework } from '../tools/framework.js';
 import { checkDefinition } from '../tools/llm-schema.js';
+import { SEARCH_TOOLS_TOOL, searchInput, searchToolsDefinition } from '../tools/search.js';
 
 export interface AnthropicTools {
   /** For `messages.create({ tools })`. */
@@ -66,3 +74,109 @@ export const anthropic: ToolFramework<AnthropicTools> = {
     };
   },
 };
+
+export interface AnthropicToolSearchOptions {
+  /**
+   * Who searches the deferred tools: Anthropic's own tool search tool, `bm25` (the model searches
+   * in words; default) or `regex` (it writes patterns); or `portico`, a tool of the application's
+   * (`portico_search_tools`) answered by the gateway's tool search with `tool_reference` blocks,
+   * which load the matches the same way (Anthropic's custom tool search).
+   */
+  search?: 'bm25' | 'regex' | 'portico';
+}
+
+export interface AnthropicDeferredTools {
+  /** For `messages.create({ tools })`: a tool search tool, then every tool with `defer_loading: true`. */
+  definitions: ToolUnion[];
+  run(message: { content: ReadonlyArray<{ type: string }> }): Promise<MessageParam[]>;
+  results(message: { content: ReadonlyArray<{ type: string }> }): Promise<ToolResultBlockParam[]>;
+}
+
+const ANTHROPIC_SEARCH = {
+  bm25: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
+  regex: { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
+} as const;
+
+/**
+ * Anthropic's deferred loading: every tool is sent with `defer_loading: true`, so none enters
+ * the model's context until a search finds it, and a tool search tool (see
+ * `AnthropicToolSearchOptions.search`) finds them. `portico_authorize` stays loaded: the model
+ * needs it when nothing is connected yet. Use it as `tools.for(anthropicToolSearch(), { identifier })`;
+ * the model's `server_tool_use` and `tool_search_tool_result` blocks are Anthropic's, left alone.
+ */
+export function anthropicToolSearch(
+  options: AnthropicToolSearchOptions = {},
+): ToolFramework<AnthropicDeferredTools> {
+  const search = options.search ?? 'bm25';
+  return {
+    name: `anthropic-tool-search-${search}`,
+    build(tools, context) {
+      const names = new Set<string>();
+      const deferred: Tool[] = tools.map((tool) => {
+        checkDefinition(tool);
+        names.add(tool.name);
+        return {
+          name: tool.name,
+          description: tool.description,
+          input_schema: tool.inputSchema as Tool.InputSchema,
+          ...(tool.name === AUTHORIZE_TOOL ? {} : { defer_loading: true }),
+        };
+      });
+      const searcher: ToolUnion =
+        search === 'portico'
+          ? {
+              name: SEARCH_TOOLS_TOOL,
+              description: searchToolsDefinition.description,
+              input_schema: searchToolsDefinition.inputSchema as Tool.InputSchema,
+            }
+          : { ...ANTHROPIC_SEARCH[search] };
+      const results: AnthropicDeferredTools['results'] = async (message) => {
+        const out: ToolResultBlockParam[] = [];
+        for (const block of message.content) {
+          if (block.type !== 'tool_use') continue;
+          const use = block as ToolUse;
+          if (search === 'portico' && use.name === SEARCH_TOOLS_TOOL) {
+            out.push(await referenceResult(use, context));
+            continue;
+          }
+          if (!names.has(use.name)) continue;
+          const outcome = await context.run(use.name, use.input);
+          out.push({
+            type: 'tool_result',
+            tool_use_id: use.id,
+            content: outcome.text,
+            ...(outcome.ok ? {} : { is_error: true }),
+          });
+        }
+        return out;
+      };
+      return {
+        definitions: [searcher, ...deferred],
+        results,
+        async run(message) {
+          const content = await results(message);
+          return content.length ? [{ role: 'user', content }] : [];
+        },
+      };
+    },
+  };
+}
+
+/** portico_search_tools answered as Anthropic's custom tool search: a tool_reference per match. */
+async function referenceResult(use: ToolUse, context: ToolContext): Promise<ToolResultBlockParam> {
+  const input = searchInput(use.input);
+  if ('ok' in input) return { type: 'tool_result', tool_use_id: use.id, content: input.text, is_error: true };
+  const { tools } = await context.search(input.query, input.limit);
+  if (!tools.length) {
+    return {
+      type: 'tool_result',
+      tool_use_id: use.id,
+      content: 'No tool fits these words; try other words.',
+    };
+  }
+  const references: ToolReferenceBlockParam[] = tools.map((t) => ({
+    type: 'tool_reference',
+    tool_name: t.name,
+  }));
+  return { type: 'tool_result', tool_use_id: use.id, content: references };
+}

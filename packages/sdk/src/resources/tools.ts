@@ -13,6 +13,15 @@ import {
 } from '../tools/authorization.js';
 import type { ToolContext, ToolFramework, ToolOutcome, ToolsForOptions } from '../tools/framework.js';
 import { dataText, type ProblemContext, problemText } from '../tools/outcome.js';
+import {
+  CALL_TOOL_TOOL,
+  callInput,
+  callToolDefinition,
+  SEARCH_TOOLS_TOOL,
+  searchInput,
+  searchOutcome,
+  searchToolsDefinition,
+} from '../tools/search.js';
 import type {
   ConnectedAccount,
   Connection,
@@ -233,7 +242,16 @@ export class Tools {
       if (authorizable.length) tools = [...tools, authorizeDefinition(authorizable)];
       else authorizable = undefined;
     }
-    return framework.build(tools, this.runner(options.identifier, directory, authorizable));
+    const offered = new Map(tools.filter((t) => t.name !== AUTHORIZE_TOOL).map((t) => [t.name, t]));
+    const context = this.runner(options.identifier, directory, authorizable, offered);
+    if (options.mode === 'search') {
+      const own = tools.filter((t) => t.name === AUTHORIZE_TOOL);
+      return framework.build(
+        [searchToolsDefinition, callToolDefinition, ...own],
+        searchingContext(context, offered),
+      );
+    }
+    return framework.build(tools, context);
   }
 
   /**
@@ -242,7 +260,7 @@ export class Tools {
    * account), never a throw.
    */
   context(identifier: string): ToolContext {
-    return this.runner(identifier, new Directory(this.connections, this.providers), undefined);
+    return this.runner(identifier, new Directory(this.connections, this.providers), undefined, undefined);
   }
 
   private async activeAccounts(identifier: string): Promise<ConnectedAccount[]> {
@@ -253,9 +271,25 @@ export class Tools {
     identifier: string,
     directory: Directory,
     authorizable: AuthorizeConnection[] | undefined,
+    offered: ReadonlyMap<string, ToolDefinition> | undefined,
   ): ToolContext {
     return {
       identifier,
+      search: async (query, limit) => {
+        // The gateway ranks the whole catalog; the tool set keeps to what its options offer.
+        const tools: ToolDefinition[] = [];
+        let total = 0;
+        let pages = 0;
+        for await (const page of this.search(query, { pageSize: SEARCH_PAGE_SIZE }).pages()) {
+          for (const match of page.data) {
+            if (offered && !offered.has(match.name)) continue;
+            total++;
+            if (tools.length < limit) tools.push(offered?.get(match.name) ?? match);
+          }
+          if (tools.length >= limit || ++pages >= SEARCH_PAGES) break;
+        }
+        return { tools, total };
+      },
       run: async (toolName, toolInput): Promise<ToolOutcome> => {
         if (authorizable && toolName === AUTHORIZE_TOOL) {
           return this.authorize(identifier, authorizable, toolInput);
@@ -368,6 +402,31 @@ export class Tools {
     }
     return { ok: false, error, text: problemText(error, about) };
   }
+}
+
+/** Matches a tool set's search reads per page, and pages at most, to fill its few answers. */
+const SEARCH_PAGE_SIZE = 100;
+const SEARCH_PAGES = 5;
+
+/** A tool set in search mode: the two tools that find and call tools, over the tools it offers. */
+function searchingContext(context: ToolContext, offered: ReadonlyMap<string, ToolDefinition>): ToolContext {
+  return {
+    ...context,
+    run: async (toolName, toolInput) => {
+      if (toolName === SEARCH_TOOLS_TOOL) {
+        const input = searchInput(toolInput);
+        if ('ok' in input) return input;
+        const { tools, total } = await context.search(input.query, input.limit);
+        return searchOutcome(tools, total);
+      }
+      if (toolName === CALL_TOOL_TOOL) {
+        const call = callInput(toolInput, offered);
+        if ('ok' in call) return call;
+        return context.run(call.name, call.arguments);
+      }
+      return context.run(toolName, toolInput);
+    },
+  };
 }
 
 /**

@@ -23,6 +23,11 @@ export interface ToolContext {
   identifier: string;
   /** Runs a tool for the end user; a Portico problem becomes an error outcome, never a throw. */
   run(toolName: string, toolInput: unknown): Promise<ToolOutcome>;
+  /**
+   * The tools of this tool set that fit a task in words, best first (the gateway's tool search,
+   * kept to the tools the options offer): for adapters whose model searches tools itself.
+   */
+  search(query: string, limit: number): Promise<{ tools: ToolDefinition[]; total: number }>;
 }
 
 /**
@@ -59,4 +64,11 @@ export interface ToolsForOptions {
    * the environment has tools, and when `tools` is given without naming it.
    */
   authorizeTool?: boolean;
+  /**
+   * `all` (default): every tool the options keep, as definitions. `search`: two tools instead,
+   * `portico_search_tools` (the model describes a task in words and gets back the few tools that
+   * fit, with their schemas) and `portico_call_tool` (it calls one of them by name), plus
+   * `portico_authorize`: a handful of definitions whatever the size of the catalog.
+   */
+  mode?: 'all' | 'search';
 }

@@ -15,6 +15,7 @@ import { Problem } from '../../errors/problem.js';
 import type { EventService } from '../../events/service.js';
 import { jsonRpcFault, UnparseableBody } from '../../mcp/jsonrpc.js';
 import { ToolListChanges } from '../../mcp/list-changes.js';
+import { MCP_MODES, type McpMode } from '../../mcp/meta-tools.js';
 import type { OriginPolicy } from '../../mcp/origins.js';
 import type { McpServerDeps } from '../../mcp/server.js';
 import { bearerAuthentication } from '../authenticate.js';
@@ -210,7 +211,7 @@ export async function mcpEndpointRoutes(
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const server = createMcpServer(opts.server, scope, req.id);
+    const server = createMcpServer(opts.server, scope, req.id, modeOf(req));
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
@@ -234,7 +235,7 @@ export async function mcpEndpointRoutes(
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer, toolListState }] =
       await loadMcp();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const server = createMcpServer(opts.server, scope, req.id);
+    const server = createMcpServer(opts.server, scope, req.id, modeOf(req));
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(req));
     if (response.status !== 200 || !response.body) {
@@ -286,6 +287,20 @@ export async function mcpEndpointRoutes(
   app.post('/mcp/e/:environment_id', environment, handler);
   app.get('/mcp/e/:environment_id', environment, stream);
   app.delete('/mcp/e/:environment_id', environment, endSession);
+}
+
+/**
+ * How the session offers the provider tools (`?mode=search`: a search tool and a call tool instead
+ * of the whole list; see mcp/meta-tools.ts). A mode the server does not know is refused before the
+ * protocol starts, so a typo does not silently serve the other mode.
+ */
+function modeOf(req: FastifyRequest): McpMode {
+  const raw = (req.query as { mode?: unknown } | undefined)?.mode;
+  if (raw === undefined) return 'full';
+  if (typeof raw === 'string' && (MCP_MODES as readonly string[]).includes(raw)) return raw as McpMode;
+  throw new Problem('invalid_input', `mode must be one of: ${MCP_MODES.join(', ')} (or left out for full).`, {
+    errors: [{ path: '/mode', message: `must be one of: ${MCP_MODES.join(', ')}` }],
+  });
 }
 
 /**
