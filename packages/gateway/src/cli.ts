@@ -14,8 +14,12 @@ import { missingNodeFlags } from './node-flags.js';
 import { generateMasterKey, loadKeyring, MissingMasterKeyError } from './secrets/keyring.js';
 import { rotateSecrets } from './secrets/rotate.js';
 import { DataDirInUseError } from './store/data-dir-lock.js';
+
 import type { Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
+
+const ADMINS_WHILE_RUNNING =
+  'While it runs, an admin signed in at /dashboard adds accounts on its Admins page; to reset a password, stop the gateway, run this command again, and start it.';
 
 /**
  * The gateway's modules load only for the commands that start it or open its store: they are 0.6 s
@@ -87,7 +91,7 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
              [--resource-type T] [--resource-id ID] [--since ISO] [--until ISO]
   audit export [same filters] > audit.jsonl     every entry, one JSON object per line
 
-Configuration comes from the environment (see README).`;
+Configuration comes from the environment (see docs/reference/configuration.md).`;
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -176,7 +180,7 @@ async function start(config: Config): Promise<void> {
   const missing = missingNodeFlags();
   if (missing.length > 0) {
     gateway.logger.info(
-      `Start node with ${missing.join(' ')} (or put them in NODE_OPTIONS): without them the proxy spends far more of its time collecting garbage (see the README).`,
+      `Start node with ${missing.join(' ')} (or put them in NODE_OPTIONS): without them the proxy spends far more of its time collecting garbage (see docs/guides/deployment.md).`,
     );
   }
 }
@@ -334,7 +338,11 @@ async function main(argv: string[]): Promise<number> {
     case 'admins reset-password':
       return withStore(config, (db) =>
         adminsCommand(db, { sub, username: values.name ?? arg, role: values.role as string | undefined }),
-      );
+      ).catch((error: unknown) => {
+        // Admin accounts have no HTTP route a gateway client may use: say what works instead.
+        if (!(error instanceof DataDirInUseError)) throw error;
+        throw new DataDirInUseError(error.dataDir, error.pid, ADMINS_WHILE_RUNNING);
+      });
     default:
       throw new UsageError(`unknown command "${positionals.join(' ')}"`);
   }

@@ -113,7 +113,8 @@ export class ConfigError extends Error {
 /** One row per variable: the README's configuration table is written from the same facts. */
 export const CONFIG_VARIABLES = {
   PORTICO_PORT: 'TCP port to listen on (0–65535). Default 8080.',
-  PORTICO_HOST: 'Interface to bind. Default 0.0.0.0.',
+  PORTICO_HOST:
+    'Interface to bind. Default 127.0.0.1 (this machine only) with the embedded database, 0.0.0.0 with DATABASE_URL; the container image sets 0.0.0.0.',
   PORTICO_PUBLIC_URL: 'URL where applications and browsers reach Portico. Default http://localhost:8080.',
   PORTICO_DATA_DIR: 'Directory of the embedded database and generated key. Default ./.portico.',
   DATABASE_URL: 'postgres:// URL; when set, PostgreSQL is used instead of the embedded database.',
@@ -425,7 +426,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   return {
     port,
-    host: env.PORTICO_HOST?.trim() || '0.0.0.0',
+    // The embedded database is the one-machine mode: reachable from this machine only unless the
+    // operator says otherwise. With PostgreSQL (replicas behind a load balancer) every interface.
+    host: env.PORTICO_HOST?.trim() || (databaseUrl ? '0.0.0.0' : '127.0.0.1'),
     publicUrl,
     dataDir: path.resolve(env.PORTICO_DATA_DIR?.trim() || '.portico'),
     databaseUrl,

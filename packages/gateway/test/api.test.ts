@@ -444,6 +444,24 @@ describe.each(BACKENDS)('gateway API on $name', (backend) => {
       for (const line of requestLines) expect(line.request_id).toEqual(expect.any(String));
     });
 
+    it('write a failed request once: one line with its code, method, path, status and duration', async () => {
+      const res = await t.api('/api/v1/connections/none?page_size=1', {
+        headers: { 'x-request-id': 'failed-once' },
+      });
+      expect(res.status).toBe(404);
+      // Polled: the line is written as the answer leaves, a moment after the client has it.
+      await expect.poll(() => t.logs.filter((l) => l.request_id === 'failed-once')).toHaveLength(1);
+      expect(t.logs.find((l) => l.request_id === 'failed-once')).toMatchObject({
+        msg: 'request failed',
+        level: 30,
+        code: 'connection_not_found',
+        method: 'GET',
+        path: '/api/v1/connections/none',
+        status: 404,
+        duration_ms: expect.any(Number),
+      });
+    });
+
     it('redacts secrets wherever a caller logs them', () => {
       t.gateway.logger.info(
         {

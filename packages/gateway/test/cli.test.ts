@@ -94,6 +94,12 @@ describe('portico start', () => {
       expect(refused.stderr).toMatch(/in use by another Portico process \(pid \d+\)/);
       expect(refused.stderr).not.toMatch(/client_secret/);
       expect(runCli(['clients', 'list'], env).status).toBe(1);
+      // Admin accounts have no gateway-client route: the refusal names the dashboard's Admins page.
+      const admins = runCli(['admins', 'create', '--name', 'while-running'], env);
+      expect(admins.status).toBe(1);
+      expect(admins.stderr).toMatch(/in use by another Portico process/);
+      expect(admins.stderr).toMatch(/signed in at \/dashboard adds accounts on its Admins page/);
+      expect(admins.stdout).not.toMatch(/password/);
       // A second gateway on the same directory is refused the same way.
       const second = runCli(['start'], env);
       expect(second.status).toBe(1);
@@ -113,7 +119,7 @@ describe('portico start', () => {
       restarted.child.kill('SIGTERM');
       await restarted.exited;
     }
-  });
+  }, 60_000);
 
   it('exits non-zero with one line naming the port when it is taken', async () => {
     const blocker = http.createServer();

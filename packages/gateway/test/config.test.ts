@@ -28,6 +28,15 @@ describe('configuration', () => {
     expect(config.rateGovernor).toBe(true);
   });
 
+  it('binds loopback by default with the embedded database, every interface with PostgreSQL', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/portico' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ PORTICO_HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/portico', PORTICO_HOST: '10.0.0.5' }).host).toBe(
+      '10.0.0.5',
+    );
+  });
+
   it('normalises the public URL', () => {
     expect(loadConfig({ PORTICO_PUBLIC_URL: 'https://portico.example.com/' }).publicUrl).toBe(
       'https://portico.example.com',

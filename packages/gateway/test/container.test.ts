@@ -49,6 +49,9 @@ describe('Dockerfile', () => {
     expect(packageJson.scripts.start).toContain(
       `node ${NODE_FLAGS.join(' ')} packages/gateway/dist/cli.js start`,
     );
+    // The gateway binds loopback by default with the embedded store; the container's is its
+    // published port, so the image binds every interface (its embedded store included).
+    expect(finalStage.find((i) => i.keyword === 'ENV')!.args).toMatch(/\bPORTICO_HOST=0\.0\.0\.0\b/);
   });
 
   it('ships every file the gateway reads at run time beside its dist: the dashboard and the provider definitions', () => {

@@ -228,6 +228,10 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
         })
       ).status,
     ).toBe(400);
+    // A tool no provider has: an error among the outcomes, no "unknown" provider among the durations.
+    expect((await executeTool(t, { tool_name: 'notes_user_lst', identifier: 'overview-user' })).status).toBe(
+      404,
+    );
     const summary = (await (await t.api('/api/v1/connected-accounts/summary')).json()) as {
       by_status: Record<string, number>;
       by_connection: Array<{ connection_name: string; status: string; count: number }>;
@@ -245,8 +249,12 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
       providers: Array<{ provider: string; count: number; p50_ms: number; p95_ms: number }>;
     };
     expect(stats.hours).toHaveLength(24);
-    expect(stats.hours.at(-1)).toMatchObject({ success: 1, error: 1 });
-    expect(stats.error_codes).toEqual([{ error_code: 'invalid_input', count: 1 }]);
+    expect(stats.hours.at(-1)).toMatchObject({ success: 1, error: 2 });
+    expect(stats.error_codes).toEqual([
+      { error_code: 'invalid_input', count: 1 },
+      { error_code: 'unknown_tool', count: 1 },
+    ]);
+    expect(stats.providers.map((p) => p.provider)).toEqual(['notion']);
     expect(stats.providers[0]).toMatchObject({ provider: 'notion', count: 2 });
     expect(stats.providers[0]!.p95_ms).toBeGreaterThanOrEqual(stats.providers[0]!.p50_ms);
     expect(
@@ -287,6 +295,23 @@ describe.each(BACKENDS)('dashboard sign-in and its API ($name)', (backend) => {
       expect(res.headers.get('x-frame-options')).toBe('DENY');
     }
     expect((await fetch(`${t.url}/dashboard/../package.json`)).status).toBe(404);
+  });
+
+  it('sends a browser at / on to the dashboard, and tells anything else where things are', async () => {
+    const browser = await fetch(`${t.url}/`, {
+      redirect: 'manual',
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(browser.status).toBe(302);
+    expect(browser.headers.get('location')).toBe('/dashboard');
+    const client = await fetch(`${t.url}/`);
+    expect(client.status).toBe(404);
+    const problem = (await client.json()) as { code: string; detail: string };
+    expect(problem.code).toBe('not_found');
+    expect(problem.detail).toMatch(/\/dashboard\b.*\/docs\b/);
+    // Any other unknown path names them too.
+    const elsewhere = (await (await fetch(`${t.url}/nothing-here`)).json()) as { detail: string };
+    expect(elsewhere.detail).toMatch(/\/docs\b.*\/dashboard\b/);
   });
 });
 

@@ -1,9 +1,64 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 // Errors that say what is allowed, so a person or an agent can fix the call from the error alone.
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The docs/….md(#heading) a text points to that do not exist (file or heading): none, we hope. */
+function documentedAt(text: string): string[] {
+  const missing: string[] = [];
+  for (const [target, file, anchor] of text.matchAll(/\b(docs\/[\w/.-]+\.md)(?:#([\w-]+))?/g)) {
+    const full = path.join(ROOT, file!);
+    if (!existsSync(full)) missing.push(target);
+    else if (anchor) {
+      const headings = readFileSync(full, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('#'))
+        .map((l) =>
+          l
+            .replace(/^#+\s*/, '')
+            .toLowerCase()
+            .replace(/[^\w\s-]/g, '')
+            .replace(/\s/g, '-'),
+        );
+      if (!headings.includes(anchor)) missing.push(target);
+    }
+  }
+  return missing;
+}
+
+describe('what Portico tells people to read', () => {
+  it('points to documentation pages that exist, never to a README section', () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)],
+      );
+    const sources = [
+      ...files(path.join(ROOT, 'packages/gateway/src')),
+      ...files(path.join(ROOT, 'packages/gateway/dashboard-ui')),
+    ].filter((f) => /\.(ts|js)$/.test(f));
+    const readmeMentions: string[] = [];
+    const broken: string[] = [];
+    for (const file of sources) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        // Comments speak to developers, who have the README; strings and page text reach users.
+        if (/^\s*(\/\/|\*|\/\*)/.test(line)) return;
+        const where = `${path.relative(ROOT, file)}:${i + 1}`;
+        if (/README/.test(line)) readmeMentions.push(where);
+        for (const target of documentedAt(line)) broken.push(`${where} ${target}`);
+      });
+    }
+    expect(readmeMentions).toEqual([]);
+    expect(broken).toEqual([]);
+  });
+});
+
 describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) => {
   let t: TestGateway;
 
@@ -79,12 +134,17 @@ describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) =
     });
   });
 
-  it('listing the tools of a proxy-only provider says so', async () => {
-    const res = await t.api('/api/v1/tools?provider=sharepoint');
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { data: unknown[]; notice: string };
-    expect(body.data).toEqual([]);
-    expect(body.notice).toMatch(/proxy-only/);
+  it('listing the tools of a proxy-only provider says so, and where the proxy is documented', async () => {
+    for (const provider of ['sharepoint', 'slack']) {
+      const res = await t.api(`/api/v1/tools?provider=${provider}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { data: unknown[]; notice: string };
+      expect(body.data).toEqual([]);
+      expect(body.notice).toMatch(/proxy-only/);
+      expect(body.notice).toContain(`docs/providers/${provider}.md#proxy`);
+      expect(body.notice).not.toContain('README');
+      expect(documentedAt(body.notice)).toEqual([]);
+    }
     const notion = (await (await t.api('/api/v1/tools?provider=notion')).json()) as Record<string, unknown>;
     expect(notion.notice).toBeUndefined();
   });

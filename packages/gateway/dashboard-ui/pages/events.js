@@ -46,7 +46,11 @@ export async function eventsPage(params) {
   });
   page(
     'Events',
-    h('p', { class: 'hint' }, 'The newest 100; webhook endpoints receive them signed (see the README).'),
+    h(
+      'p',
+      { class: 'hint' },
+      'The newest 100; webhook endpoints receive them signed (see docs/guides/events-and-webhooks.md).',
+    ),
     form,
     table(
       ['When', 'Type', 'Subject', 'Details'],

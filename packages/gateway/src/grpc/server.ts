@@ -61,7 +61,7 @@ export function grpcHandler(deps: GrpcDeps): (req: Http2ServerRequest, res: Http
   const lines = requestLineWriter(deps.logger);
   const served = servedMethods(deps);
   const unimplemented = (path: string) =>
-    `Portico does not serve ${path}. It serves: ${served.join(', ')}. See "Using existing Scalekit SDK code" in Portico's README.`;
+    `Portico does not serve ${path}. It serves: ${served.join(', ')}. See docs/interfaces/grpc.md ("Using existing Scalekit SDK code").`;
 
   const calls_: Interceptor = (next) => async (req) => {
     const startedAt = performance.now();

@@ -28,7 +28,7 @@ import type { EventService } from '../events/service.js';
 import type { ExecutionService } from '../executions/service.js';
 import type { GrpcDeps } from '../grpc/server.js';
 import type { GuardrailService } from '../guardrails/service.js';
-import { deferredChildLogger, requestLineWriter } from '../logging/logger.js';
+import { deferredChildLogger, loggedPath, requestLineWriter } from '../logging/logger.js';
 import type { OriginPolicy } from '../mcp/origins.js';
 import { familyOf, type GatewayMetrics } from '../metrics/metrics.js';
 import { PROXY_PREFIX } from '../proxy/path.js';
@@ -56,6 +56,7 @@ import {
   answerError,
   answerErrorRaw,
   clientErrorHandler,
+  loggedAsFailed,
   rawProblemResponse,
   registerProblemHandlers,
 } from './errors.js';
@@ -147,17 +148,9 @@ export interface AppOptions {
 }
 
 /**
- * One line per request, written when it completes. Only the path is logged: query strings carry
- * OAuth codes and states, which are secrets. Errors go through the request's (redacting) logger.
+ * One line per request, written when it completes (a failed one is the line ./errors.ts writes as
+ * it answers). Only the path is logged (see loggedPath).
  */
-const pathOf = (url: string) => {
-  const query = url.indexOf('?');
-  const path = query === -1 ? url : url.slice(0, query);
-  // The link token in /connect/{token} grants a consent trip until it is used: not for logs.
-  return path.startsWith(CONNECT_PREFIX) ? `${CONNECT_PREFIX}…` : path;
-};
-const CONNECT_PREFIX = '/connect/';
-
 class RequestLines {
   private readonly lines: ReturnType<typeof requestLineWriter>;
 
@@ -173,7 +166,7 @@ class RequestLines {
     this.lines.write({
       request_id: requestId,
       method,
-      path: pathOf(url),
+      path: loggedPath(url),
       status,
       duration_ms: Math.round(durationMs * 100) / 100,
     });
@@ -198,14 +191,14 @@ class RequestLogController extends LogController {
       reply.log.error(
         {
           method: req.method,
-          path: pathOf(req.url),
+          path: loggedPath(req.url),
           status: reply.statusCode,
           duration_ms: Math.round(reply.elapsedTime * 100) / 100,
           err: error,
         },
         'request errored',
       );
-    } else if (this.lines.enabled()) {
+    } else if (this.lines.enabled() && !loggedAsFailed(reply.raw)) {
       this.lines.write(String(req.id), req.method, req.url, reply.statusCode, reply.elapsedTime);
     }
   }
@@ -366,7 +359,7 @@ function refuseGrpcCall(
     lines.write({
       request_id: requestId,
       method: 'POST',
-      path: pathOf(req.url),
+      path: loggedPath(req.url),
       status: 200,
       grpc_status: 'Unauthenticated',
       duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
@@ -634,8 +627,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log,
     requestId: requestIdOf,
     logsRequests: () => lines.enabled(),
-    completed: (id, req, res, startedAt) =>
-      lines.write(id, req.method as string, req.url as string, res.statusCode, performance.now() - startedAt),
+    completed: (id, req, res, startedAt) => {
+      if (!loggedAsFailed(res))
+        lines.write(
+          id,
+          req.method as string,
+          req.url as string,
+          res.statusCode,
+          performance.now() - startedAt,
+        );
+    },
     closing: () => closing,
     metrics,
     body: proxyBodies,

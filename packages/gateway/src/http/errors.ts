@@ -2,6 +2,7 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, Problem } from '../errors/problem.js';
+import { loggedPath } from '../logging/logger.js';
 import { malformedEscape, PROXY_PREFIX } from '../proxy/path.js';
 import { summarize, toFieldErrors } from '../validation/validator.js';
 
@@ -38,7 +39,7 @@ export function answerErrorRaw(
   log: FastifyBaseLogger,
 ): void {
   const problem = error instanceof Problem ? error : internalProblem(requestId);
-  logProblem(log, problem, error);
+  logProblem(log, problem, error, { res, method: res.req?.method ?? '', url: res.req?.url ?? '' });
   if (res.headersSent) {
     res.destroy();
     return;
@@ -53,14 +54,36 @@ export function answerErrorRaw(
   res.end(body);
 }
 
-/** How a handled problem is logged: an unexpected error with its stack, a caller's mistake briefly. */
-function logProblem(log: FastifyBaseLogger, problem: Problem, error: unknown): void {
+/** Responses whose failure was logged as it was answered: their request line is not written again. */
+const failed = new WeakSet<ServerResponse>();
+
+/** Whether this response's failure has its line already (the request line would repeat it). */
+export const loggedAsFailed = (res: ServerResponse): boolean => failed.has(res);
+
+/**
+ * A failed request's one line: the request line's fields (as ../logging/logger.ts writes them) and
+ * the problem's code; an unexpected error with its stack, a caller's mistake at info.
+ */
+function logProblem(
+  log: FastifyBaseLogger,
+  problem: Problem,
+  error: unknown,
+  request: { res: ServerResponse; method: string; url: string; durationMs?: number },
+): void {
+  failed.add(request.res);
+  const line = {
+    method: request.method,
+    path: loggedPath(request.url),
+    status: problem.status,
+    code: problem.code,
+    ...(request.durationMs === undefined ? {} : { duration_ms: Math.round(request.durationMs * 100) / 100 }),
+  };
   if (problem.status >= 500 && problem.code === 'internal_error') {
-    log.error({ err: error }, 'unhandled error');
+    log.error({ ...line, err: error }, 'unhandled error');
   } else if (problem.code === 'service_unavailable') {
-    log.warn({ code: problem.code, status: problem.status, err: problem.cause }, 'request failed');
+    log.warn({ ...line, err: problem.cause }, 'request failed');
   } else {
-    log.info({ code: problem.code, status: problem.status }, 'request failed');
+    log.info(line, 'request failed');
   }
 }
 
@@ -126,7 +149,12 @@ function internalProblem(requestId: string): Problem {
 /** Answers an error as a problem, logged as such (the error handler, and Fastify's router errors). */
 export function answerError(error: unknown, req: FastifyRequest, reply: FastifyReply): FastifyReply {
   const problem = toProblem(error, req);
-  logProblem(req.log, problem, error);
+  logProblem(req.log, problem, error, {
+    res: reply.raw,
+    method: req.method,
+    url: req.url,
+    durationMs: reply.elapsedTime,
+  });
   // Fastify closes the connection after refusing a body that is too large while it is still
   // arriving; closing with unread bytes resets the connection, and a client still sending sees the
   // reset instead of the 413 (a race it lost on most runs of the hostile-input sweep). Node reads
@@ -143,7 +171,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
       reply,
       new Problem(
         'not_found',
-        `No route ${req.method} ${req.url.split('?')[0]}; the API lives under /api/v1 (see GET /api/v1/tools and the README).`,
+        `No route ${req.method} ${req.url.split('?')[0]}; the API lives under /api/v1 (its reference is at /docs), the dashboard at /dashboard.`,
       ),
     ),
   );

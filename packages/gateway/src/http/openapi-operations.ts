@@ -1231,6 +1231,16 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     codes: ['origin_not_allowed'],
     security: [{ mcpToken: [] }],
   },
+  'GET /': {
+    id: 'getRoot',
+    tag: 'Health',
+    summary: 'The gateway’s root',
+    description:
+      'A browser (Accept: text/html) is sent on to the dashboard; anything else gets a 404 naming /dashboard, /api/v1 and /docs.',
+    success: { status: 302, description: 'To /dashboard.' },
+    codes: ['not_found'],
+    security: PUBLIC,
+  },
   'GET /metrics': {
     id: 'getMetrics',
     tag: 'Health',

@@ -51,6 +51,18 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
 
+const CONNECT_PREFIX = '/connect/';
+
+/**
+ * A request's path as logs hold it: without the query string (which carries OAuth codes and
+ * states), and without the link token of /connect/{token}, which grants a consent trip until used.
+ */
+export function loggedPath(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return path.startsWith(CONNECT_PREFIX) ? `${CONNECT_PREFIX}…` : path;
+}
+
 /** The one line written per completed request: fields fixed by the code, none able to hold a secret. */
 export interface RequestLine {
   request_id: string;

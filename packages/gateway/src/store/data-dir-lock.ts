@@ -6,10 +6,11 @@ export class DataDirInUseError extends Error {
   constructor(
     readonly dataDir: string,
     readonly pid: number,
+    /** What to do instead, where the command has a better way than the generic one. */
+    instead = 'Stop that gateway before running commands that open the store, or make the change through its HTTP API.',
   ) {
     super(
-      `The embedded database in ${dataDir} is in use by another Portico process (pid ${pid}). ` +
-        'Stop that gateway before running commands that open the store, or make the change through its HTTP API.',
+      `The embedded database in ${dataDir} is in use by another Portico process (pid ${pid}). ${instead}`,
     );
     this.name = 'DataDirInUseError';
   }

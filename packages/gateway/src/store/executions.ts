@@ -221,7 +221,7 @@ export async function executionStatsRows(
 ): Promise<ExecutionStatsRow[]> {
   return db.query<ExecutionStatsRow>(
     `SELECT GROUPING(r.hour, r.status, r.error_code, t.provider, r.duration_bucket) AS set,
-       r.hour, r.status, r.error_code, coalesce(t.provider, 'unknown') AS provider, r.duration_bucket,
+       r.hour, r.status, r.error_code, t.provider, r.duration_bucket,
        sum(r.count)::int AS count
      FROM execution_rollups r LEFT JOIN unnest($4::text[], $5::text[]) AS t(tool_name, provider)
        ON t.tool_name = r.tool_name
@@ -253,7 +253,9 @@ export function summarizeExecutionStats(rows: ExecutionStatsRow[]): ExecutionSta
     } else if (set === STATUS_ERROR && r.status === 'error') {
       const code = r.error_code || 'unknown';
       errorSums.set(code, (errorSums.get(code) ?? 0) + count);
-    } else if (set === PROVIDER_BUCKET) {
+    } else if (set === PROVIDER_BUCKET && r.provider !== null) {
+      // A tool no provider serves (a call that named an unknown tool) ran nothing upstream: it
+      // has no place among the providers' durations, though it counts among the outcomes.
       const buckets = bucketSums.get(r.provider!) ?? new Map<number, number>();
       const bucket = Number(r.duration_bucket);
       buckets.set(bucket, (buckets.get(bucket) ?? 0) + count);

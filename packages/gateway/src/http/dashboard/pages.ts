@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { Problem } from '../../errors/problem.js';
 import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
 /** The front end: static files, no build step (packages/gateway/dashboard-ui). */
@@ -39,6 +40,15 @@ function qrModule(): Buffer {
  */
 export async function dashboardPages(app: FastifyInstance): Promise<void> {
   const qr = qrModule();
+  // The address people type first: a browser goes on to the dashboard, anything else is told
+  // where the dashboard, the API and its reference are.
+  app.get('/', async (req, reply) => {
+    if (/\btext\/html\b/.test(req.headers.accept ?? '')) return reply.redirect('/dashboard', 302);
+    throw new Problem(
+      'not_found',
+      'Nothing is served at /: the dashboard is at /dashboard, the API under /api/v1, and its reference at /docs (the OpenAPI document at /openapi.json).',
+    );
+  });
   await app.register(async (pages) => {
     pages.addHook('onSend', async (_req, reply, payload) => {
       reply.headers(SECURITY_HEADERS);

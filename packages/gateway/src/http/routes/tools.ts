@@ -148,7 +148,7 @@ export async function toolRoutes(
       // An empty list alone would look like a mistake; say where this provider is reached instead.
       return {
         ...page,
-        notice: `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see the README's Proxy section).`,
+        notice: `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see docs/guides/proxy.md and docs/providers/${provider.key}.md#proxy).`,
       };
     }
     return page;
