@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'approval.approved',
   'approval.denied',
   'approval.expired',
+  'trigger.fired',
+  'trigger.state_changed',
 ];
 
 export async function eventsPage(params) {
