@@ -473,3 +473,45 @@ describe('Google Drive v3 emulator, through googleapis', () => {
     });
   });
 });
+
+describe('Google Drive v3 change log, through googleapis', () => {
+  const emu = useEmulators({ modules: ['google'] });
+  let drive: drive_v3.Drive;
+
+  beforeEach(() => {
+    const token = mintToken(emu, 'google', ADA, [DRIVE]);
+    drive = googleClient(emu, token, (auth) => google.drive({ version: 'v3', auth }));
+  });
+
+  it('lists what changed since a start page token: created, edited, trashed and removed files, each once', async () => {
+    const start = (await drive.changes.getStartPageToken()).data.startPageToken!;
+    const quiet = await drive.changes.list({ pageToken: start });
+    expect(quiet.data).toMatchObject({ kind: 'drive#changeList', changes: [], newStartPageToken: start });
+    const made = (await drive.files.create({ requestBody: { name: 'log.txt' }, fields: 'id' })).data.id!;
+    await drive.files.update({ fileId: made, requestBody: { name: 'log-renamed.txt' } });
+    const gone = (await drive.files.create({ requestBody: { name: 'gone.txt' }, fields: 'id' })).data.id!;
+    await drive.files.delete({ fileId: gone });
+    const fields = 'newStartPageToken,nextPageToken,changes(fileId,removed,time,file(name,version))';
+    const listed = await drive.changes.list({ pageToken: start, fields });
+    expect(listed.data.changes).toEqual([
+      {
+        fileId: made,
+        removed: false,
+        time: expect.any(String),
+        file: { name: 'log-renamed.txt', version: expect.any(String) },
+      },
+      { fileId: gone, removed: true, time: expect.any(String) },
+    ]);
+    const next = listed.data.newStartPageToken!;
+    expect(Number(next)).toBeGreaterThan(Number(start));
+    expect((await drive.changes.list({ pageToken: next })).data.changes).toEqual([]);
+    // Pages of one change each: a nextPageToken, then the new start page token on the last page.
+    const first = await drive.changes.list({ pageToken: start, pageSize: 1 });
+    expect(first.data.changes).toHaveLength(1);
+    expect(first.data.nextPageToken).toBeTruthy();
+    const second = await drive.changes.list({ pageToken: first.data.nextPageToken!, pageSize: 1 });
+    expect(second.data.changes?.[0]?.fileId).toBe(gone);
+    expect(second.data.newStartPageToken).toBe(next);
+    await expect(drive.changes.list({ pageToken: 'nope' })).rejects.toMatchObject({ code: 400 });
+  });
+});

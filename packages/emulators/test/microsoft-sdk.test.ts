@@ -181,3 +181,34 @@ describe('Microsoft Graph emulator with @microsoft/microsoft-graph-client', () =
     expect(content.toString()).toContain('Contoso budget');
   });
 });
+
+describe('Microsoft Graph delta queries with @microsoft/microsoft-graph-client', () => {
+  it('follows a drive from token=latest: created, changed and deleted items, then a 410 for a token it never gave', async () => {
+    const site = await client.api('/sites/root').get();
+    const driveId = (await client.api(`/sites/${site.id}/drives`).get()).value[0].id as string;
+    const latest = await client.api(`/drives/${driveId}/root/delta`).query({ token: 'latest' }).get();
+    expect(latest.value).toEqual([]);
+    const token = new URL(latest['@odata.deltaLink']).searchParams.get('token')!;
+    const item = await client.api(`/drives/${driveId}/root:/delta.txt:/content`).put('one');
+    await client.api(`/drives/${driveId}/items/${item.id}/content`).put('two');
+    const gone = await client.api(`/drives/${driveId}/root:/gone.txt:/content`).put('x');
+    await client.api(`/drives/${driveId}/items/${gone.id}`).delete();
+    const delta = await client.api(`/drives/${driveId}/root/delta`).query({ token }).get();
+    expect(
+      delta.value.map((v: { id: string; deleted?: unknown }) => [v.id, v.deleted !== undefined]),
+    ).toEqual([
+      [item.id, false],
+      [gone.id, true],
+    ]);
+    expect(delta['@odata.deltaLink']).toContain('token=');
+    const full = await client.api(`/drives/${driveId}/root/delta`).get();
+    expect(full.value.some((v: { id: string }) => v.id === item.id)).toBe(true);
+    const stale = await client
+      .api(`/drives/${driveId}/root/delta`)
+      .query({ token: 'bm90LWEtdG9rZW4' })
+      .get()
+      .catch((e: unknown) => e);
+    expect(stale).toBeInstanceOf(GraphError);
+    expect(stale).toMatchObject({ statusCode: 410, code: 'resyncRequired' });
+  });
+});

@@ -4,9 +4,25 @@ import { closestName } from '../validation/closest-name.js';
 import { bodyAjv, toFieldErrors } from '../validation/validator.js';
 import type { AnyTriggerType, Change } from './definition.js';
 import { calendarEvents } from './types/google-calendar.js';
+import { docsDocument, driveFiles, sheetsSpreadsheet } from './types/google-drive.js';
+import { crmCompanies, crmContacts, crmDeals } from './types/hubspot.js';
+import { notesComments, notesDatabaseRows, notesPage } from './types/notion.js';
+import { sharepointDriveItems } from './types/sharepoint.js';
 
 /** Every trigger type Portico ships, in one list: the API, the docs and the poller read it. */
-export const TRIGGER_TYPES: readonly AnyTriggerType[] = [calendarEvents];
+export const TRIGGER_TYPES: readonly AnyTriggerType[] = [
+  calendarEvents,
+  driveFiles,
+  sheetsSpreadsheet,
+  docsDocument,
+  crmContacts,
+  crmCompanies,
+  crmDeals,
+  notesDatabaseRows,
+  notesPage,
+  notesComments,
+  sharepointDriveItems,
+];
 
 const byName = new Map(TRIGGER_TYPES.map((t) => [t.name, t]));
 const validators = new Map<string, ValidateFunction>();

@@ -17,7 +17,8 @@ const GONE = '~deleted';
  * Compares what the provider listed with what the subscription had seen of the same items:
  * an item seen in the same version is nothing new (a provider listing it again, an overlap of
  * cursors, a resync); an unseen one was created (or, when the provider dates its creation before
- * the subscription started, updated); another version is an update; a deletion is reported once.
+ * the subscription started, updated); another version is an update; the deletion of an item seen
+ * before is reported once.
  * When the listing is `complete`, items seen before and missing now were deleted.
  */
 export function readObservations(
@@ -32,7 +33,9 @@ export function readObservations(
     listed.add(o.id);
     const before = known.get(o.id);
     if (o.deleted) {
-      if (before === GONE) continue;
+      // An item never seen (created and deleted between two polls, or before the subscription
+      // without a listing of it) was never there for the subscriber.
+      if (before === undefined || before === GONE) continue;
       reading.changes.push({ change: 'deleted', id: o.id, version: GONE, item: o.item });
       reading.save.push({ id: o.id, version: GONE });
       continue;

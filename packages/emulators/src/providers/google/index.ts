@@ -1,6 +1,7 @@
 import type { EmulatorModule } from '../../core/types.js';
 import { registerCalendarRoutes, seedCalendar } from './calendar/routes.js';
 import { registerDocsRoutes, seedDocs } from './docs/routes.js';
+import { catchUp, newChangeLog } from './drive/changes.js';
 import { registerDriveRoutes, seedDrive } from './drive/routes.js';
 import { googleOAuthProfile, registerGoogleOAuthRoutes, sendGoogleAuthError } from './oauth.js';
 import { sendGoogleError } from './shared.js';
@@ -20,13 +21,11 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
     const byUser = new Map<string, GoogleUserData>();
     for (const user of googleUsers) {
       const drive = seedDrive(user, ctx);
-      const data: GoogleUserData = {
-        user,
-        drive,
-        calendar: seedCalendar(user, ctx),
-        sheets: seedSheets(user, drive, ctx),
-        docs: seedDocs(user, drive, ctx),
-      };
+      const calendar = seedCalendar(user, ctx);
+      const sheets = seedSheets(user, drive, ctx);
+      const docs = seedDocs(user, drive, ctx);
+      // The seeded Sheets and Docs files are in Drive by now: the change log starts after them.
+      const data: GoogleUserData = { user, drive, driveChanges: newChangeLog(drive), calendar, sheets, docs };
       byUser.set(user.id, data);
     }
     return { byUser };
@@ -37,6 +36,14 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
       if (!data) throw new Error(`no Google data for user ${userId}`);
       return data;
     };
+    // After each write (before its answer leaves), Drive's change log notes what it changed, so a
+    // file created and deleted between two reads of the log is listed as removed, as Drive does.
+    app.addHook('onSend', async (req, _reply, payload) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        for (const data of getState().byUser.values()) catchUp(data, ctx.clock());
+      }
+      return payload;
+    });
     registerGoogleOAuthRoutes(app, ctx);
     registerCalendarRoutes(app, ctx, dataOf);
     registerDriveRoutes(app, ctx, dataOf);

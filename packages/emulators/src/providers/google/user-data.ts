@@ -18,6 +18,8 @@ export interface SheetsData {
 export interface GoogleUserData {
   user: EmulatedUser;
   drive: Map<string, DriveFile>;
+  /** Drive's change log (changes.list), kept up to date whenever it is read. */
+  driveChanges: DriveChangeLog;
   calendar: CalendarData;
   sheets: SheetsData;
   docs: DocsData;
@@ -29,3 +31,13 @@ export interface GoogleState {
 
 /** Resolves the data of the user behind the request's token (routes authenticate first). */
 export type GoogleDataOf = (userId: string) => GoogleUserData;
+
+/** Drive's change log of one user (see drive/changes.ts). */
+export interface DriveChangeLog {
+  /** Number of the latest change. */
+  seq: number;
+  /** What each file looked like when it was last logged. */
+  seen: Map<string, string>;
+  /** The latest change of each file, by file id. */
+  latest: Map<string, { seq: number; removed: boolean; time: string }>;
+}

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { receiveBytes, receiveJson } from './body.js';
 import { type GraphCall, metadata, permits, sendJson } from './call.js';
+import { sendDelta } from './delta.js';
 import { downloadUrl } from './download.js';
 import {
   accessDenied,
@@ -249,7 +250,8 @@ export async function handleDrive(
     action !== undefined &&
     action !== 'children' &&
     action !== 'content' &&
-    action !== 'createUploadSession'
+    action !== 'createUploadSession' &&
+    action !== 'delta'
   ) {
     return unknownSegment(call.req, call.reply, action);
   }
@@ -264,6 +266,13 @@ export async function handleDrive(
   }
   const item = path === undefined ? base : walk(drive, base, path);
   if (!item) return itemNotFound(call.req, call.reply);
+  if (action === 'delta') {
+    if (method !== 'GET') return methodNotAllowed(call.req, call.reply);
+    // Graph tracks changes from a drive's root (a folder's delta is OneDrive personal's alone).
+    if (item.id !== drive.rootId)
+      return invalidRequest(call.req, call.reply, 'Delta is only supported on the root.');
+    return sendDelta(call, drive);
+  }
 
   if (action === undefined) {
     if (method === 'GET') return sendItem(call, drive, item);

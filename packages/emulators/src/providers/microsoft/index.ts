@@ -1,4 +1,5 @@
 import type { EmulatorModule } from '../../core/types.js';
+import { logDriveWrites } from './delta.js';
 import { registerDownloadRoute } from './download.js';
 import { sendGraphAuthError, sendGraphError } from './errors.js';
 import { registerGraphRoutes } from './graph-routes.js';
@@ -26,6 +27,11 @@ export const microsoftEmulator: EmulatorModule<MicrosoftState> = {
   async registerRoutes(app, ctx, getState) {
     // A child scope, so the raw-body parser does not reach the core's OAuth routes.
     await app.register(async (scope) => {
+      // After each write (before its answer leaves), the delta logs note what it changed.
+      scope.addHook('onSend', async (req, _reply, payload) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') logDriveWrites(getState());
+        return payload;
+      });
       registerGraphRoutes(scope, ctx, getState, sendGraphAuthError);
       registerDownloadRoute(scope, ctx, getState);
       registerUploadSessionRoutes(scope, ctx, getState);

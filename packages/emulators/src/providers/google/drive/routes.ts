@@ -16,6 +16,7 @@ import {
   supportsAllDrives,
   textOf,
 } from './api.js';
+import { changeRoutes } from './changes.js';
 import { applyFields, type FieldTree, parseFields } from './fields.js';
 import { listFiles } from './file-list.js';
 import { applyMetadata, blankFile, updateFile, writeContext } from './file-writes.js';
@@ -74,6 +75,7 @@ function metadataRoutes(app: FastifyInstance, ctx: ProviderContext, dataOf: Goog
   fileReadRoutes(app, routes);
   fileWriteRoutes(app, routes);
   aboutRoutes(app, routes);
+  changeRoutes(app, routes);
 }
 
 /** Listing, reading and exporting files. */
