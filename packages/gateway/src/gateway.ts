@@ -120,6 +120,8 @@ const COUNT_FOLD_INTERVAL_MS = 5_000;
 /** How long a call waits for its turn under a provider's rate limit, and how many may wait per lane. */
 const GOVERNOR_MAX_WAIT_MS = 30_000;
 const GOVERNOR_MAX_QUEUE = 1000;
+/** Of those, most one end user holds in a connection-wide queue, so others still get their turns. */
+const GOVERNOR_MAX_QUEUE_PER_ACCOUNT = 100;
 
 export function embeddedDataPath(config: Config): string {
   return path.join(config.dataDir, 'db');
@@ -360,6 +362,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const governor = new RateGovernor({
       maxWaitMs: GOVERNOR_MAX_WAIT_MS,
       maxQueue: GOVERNOR_MAX_QUEUE,
+      maxQueuePerAccount: GOVERNOR_MAX_QUEUE_PER_ACCOUNT,
       replicas: () => presence?.count() ?? 1,
       share: (accountId, ms) => presence?.shareSlowDown(accountId, ms),
       registry: metrics.registry,

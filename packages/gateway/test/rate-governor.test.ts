@@ -61,6 +61,50 @@ describe('lanes and the governor, on a controlled clock', () => {
     governor.close();
   });
 
+  it("bounds each end user's calls waiting for a connection's limit, so one cannot fill its queue", async () => {
+    vi.useFakeTimers({ now: 3_000_000 });
+    const hubspot = getProvider('hubspot');
+    const provider = {
+      ...hubspot,
+      api: { ...hubspot.api, rateLimits: [{ requests: 2, perSeconds: 1, scope: 'connection' as const }] },
+    };
+    const governor = new RateGovernor({
+      maxWaitMs: 60_000,
+      maxQueue: 10,
+      maxQueuePerAccount: 3,
+      replicas: () => 1,
+    });
+    const busy = { accountId: 'ca_busy', connectionId: 'conn_shared', provider };
+    const quiet = { accountId: 'ca_quiet', connectionId: 'conn_shared', provider };
+    const outcomes: string[] = [];
+    const turns: Promise<void>[] = [];
+    for (let i = 0; i < 20; i++) {
+      const turn = governor.acquire(busy);
+      if (turn === undefined) outcomes.push('now');
+      else
+        turns.push(
+          turn.then(
+            () => void outcomes.push('busy'),
+            (e: { detail: string }) =>
+              void outcomes.push(e.detail.includes('end user') ? 'refused' : 'other'),
+          ),
+        );
+    }
+    await vi.advanceTimersByTimeAsync(0);
+    expect(outcomes.filter((o) => o === 'now')).toHaveLength(2);
+    expect(outcomes.filter((o) => o === 'refused')).toHaveLength(15);
+    // The queue still has room for another user of the connection, who gets a turn.
+    const quietTurn = governor.acquire(quiet)!;
+    expect(quietTurn).toBeDefined();
+    turns.push(quietTurn.then(() => void outcomes.push('quiet')));
+    await vi.advanceTimersByTimeAsync(10_000);
+    await Promise.all(turns);
+    expect(outcomes.filter((o) => o === 'busy')).toHaveLength(3);
+    expect(outcomes).toContain('quiet');
+    expect(outcomes).not.toContain('other');
+    governor.close();
+  });
+
   it('shares a limit among replicas', () => {
     let replicas = 1;
     const governor = new RateGovernor({ maxWaitMs: 1000, maxQueue: 10, replicas: () => replicas });

@@ -15,6 +15,11 @@ export interface GovernorOptions {
   maxWaitMs: number;
   /** Most calls one lane holds waiting; one more is refused at once. */
   maxQueue: number;
+  /**
+   * Most calls one account holds waiting in a lane it shares with others (a connection's limit):
+   * one end user cannot fill the queue every other user of the connection waits in. Default maxQueue.
+   */
+  maxQueuePerAccount?: number;
   /** Replicas sharing the provider's limits (each keeps its share); 1 on the embedded store. */
   replicas(): number;
   /** Passes a provider's 429 on to the other replicas. */
@@ -28,6 +33,14 @@ export interface GovernorOptions {
  * second (a provider counts a call when it arrives; a busy host can take that long to get it there).
  */
 const marginMs = (windowMs: number) => Math.min(1000, windowMs / 10);
+/** Why a call was refused its turn, as its problem says it. */
+const WHY = {
+  queue: (max: number) => `${max} calls already wait for this limit`,
+  account: (_max: number, perAccount: number) =>
+    `this end user already has ${perAccount} calls waiting for the connection's limit, the most one may`,
+  time: () => "this call's turn does not come soon enough",
+};
+
 /** Lanes with nothing counted or waiting are dropped this often, so memory follows the busy keys. */
 const SWEEP_MS = 60_000;
 
@@ -41,6 +54,8 @@ const SWEEP_MS = 60_000;
  */
 export class RateGovernor {
   private readonly lanes = new Map<string, Lane>();
+  /** The lanes of connection-wide limits, which every account of the connection waits in. */
+  private readonly shared = new WeakSet<Lane>();
   private readonly clock: () => number;
   private readonly sweep: NodeJS.Timeout;
   private readonly metrics: ReturnType<typeof governorMetrics> | undefined;
@@ -105,6 +120,8 @@ export class RateGovernor {
     for (const lane of lanes) {
       if (lane.depth === 0 && lane.tryTake()) continue;
       if (lane.depth >= this.options.maxQueue) throw this.refusal(call, lane, 'queue');
+      if (this.shared.has(lane) && lane.depthOf(call.accountId) >= this.perAccount)
+        throw this.refusal(call, lane, 'account');
       // A turn that cannot come in time is refused now, with when to come back.
       if (lane.delayMs() > deadline - this.clock()) throw this.refusal(call, lane, 'time');
       await new Promise<void>((resolve, reject) => {
@@ -127,7 +144,11 @@ export class RateGovernor {
     this.metrics?.waited.observe({ provider: call.provider.key }, (this.clock() - started) / 1000);
   }
 
-  private refusal(call: GovernedCall, lane: Lane, why: 'queue' | 'time'): Problem {
+  private get perAccount(): number {
+    return Math.min(this.options.maxQueuePerAccount ?? this.options.maxQueue, this.options.maxQueue);
+  }
+
+  private refusal(call: GovernedCall, lane: Lane, why: 'queue' | 'account' | 'time'): Problem {
     this.metrics?.refusals.inc({ provider: call.provider.key });
     const retryAfterMs = Math.max(1000, Math.ceil(lane.delayMs()));
     const limits = call.provider.api.rateLimits
@@ -135,7 +156,7 @@ export class RateGovernor {
       .join(', ');
     return new Problem(
       'rate_limited',
-      `${call.provider.displayName} allows ${limits}; ${why === 'queue' ? `${this.options.maxQueue} calls already wait for this account` : "this call's turn does not come soon enough"}. Retry in ${Math.ceil(retryAfterMs / 1000)} s, or send fewer calls at once.`,
+      `${call.provider.displayName} allows ${limits}; ${WHY[why](this.options.maxQueue, this.perAccount)}. Retry in ${Math.ceil(retryAfterMs / 1000)} s, or send fewer calls at once.`,
       { retryAfterMs, headers: { 'retry-after': String(Math.ceil(retryAfterMs / 1000)) } },
     );
   }
@@ -154,6 +175,7 @@ export class RateGovernor {
         this.options.maxWaitMs / 2,
       );
       this.lanes.set(key, lane);
+      if (limit.scope === 'connection') this.shared.add(lane);
     } else {
       lane.setCapacity(share);
     }

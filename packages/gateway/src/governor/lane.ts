@@ -42,6 +42,11 @@ export class Lane {
     return this.queued;
   }
 
+  /** Calls of one sub (one account) waiting in this lane. */
+  depthOf(sub: string): number {
+    return this.waiting.get(sub)?.length ?? 0;
+  }
+
   /** Nothing waits and nothing sent lately is still counted: the lane can go. */
   idle(): boolean {
     this.advance(this.clock());
