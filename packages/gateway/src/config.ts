@@ -56,6 +56,8 @@ export interface Config {
   eventRetentionDays: number;
   /** How long execution records are kept (PORTICO_EXECUTION_RETENTION_DAYS); 0 keeps them forever. */
   executionRetentionDays: number;
+  /** How long failed dashboard sign-ins stay in the audit log (PORTICO_FAILED_SIGN_IN_RETENTION_DAYS). */
+  failedSignInRetentionDays: number;
   /** Keep calls under the providers' documented rate limits (PORTICO_RATE_GOVERNOR). */
   rateGovernor: boolean;
   /** Serve the tools compiled from the providers' API descriptions (PORTICO_COMPILED_TOOLS). */
@@ -166,6 +168,8 @@ export const CONFIG_VARIABLES = {
     "true or false: keep each account's and connection's calls under its provider's documented rate limits (calls over the rate wait their turn). Default true.",
   PORTICO_EXECUTION_RETENTION_DAYS:
     'Days tool execution records are kept (0–3650; 0 keeps them forever). Older ones are removed in small paced batches. Default 30.',
+  PORTICO_FAILED_SIGN_IN_RETENTION_DAYS:
+    'Days failed dashboard sign-ins stay in the audit log (1–3650); every other entry is kept for good. Default 30.',
   PORTICO_WEBHOOK_ALLOW_PRIVATE:
     'true or false: allow webhook URLs on http and on loopback, private or link-local addresses (local development). Default false.',
   PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE:
@@ -260,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const eventRetentionDays = int('PORTICO_EVENT_RETENTION_DAYS', 30, 1, 3650);
   const executionRetentionDays = int('PORTICO_EXECUTION_RETENTION_DAYS', 30, 0, 3650);
+  const failedSignInRetentionDays = int('PORTICO_FAILED_SIGN_IN_RETENTION_DAYS', 30, 1, 3650);
   const credentialCacheSize = int('PORTICO_CREDENTIAL_CACHE_SIZE', 100_000, 1, 10_000_000);
   const allowPrivateRaw = (env.PORTICO_WEBHOOK_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();
   if (!['true', 'false', '1', '0'].includes(allowPrivateRaw)) {
@@ -453,6 +458,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authRequestTtlSeconds,
     eventRetentionDays,
     executionRetentionDays,
+    failedSignInRetentionDays,
     rateGovernor,
     compiledTools,
     credentialCacheSize,

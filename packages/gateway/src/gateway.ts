@@ -195,7 +195,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const { client, environment } = await bootstrapStore(db);
     const admins = new AdminService(db);
     const firstAdmin = await admins.ensureFirstAdmin(environment.id);
-    const audit = new AuditService(db, logger, environment.id);
+    const audit = new AuditService(db, logger, environment.id, config.failedSignInRetentionDays);
     // What the first start creates on its own is recorded as the system's doing.
     const bootstrap = { actorType: 'system', actorId: 'bootstrap', credential: null } as const;
     if (client) {
@@ -478,6 +478,9 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       void accounts.pruneAbandoned().catch((err: unknown) => logger.warn({ err }, 'pruning failed'));
       void events.prune().catch((err: unknown) => logger.warn({ err }, 'event pruning failed'));
       void executions.prune().catch((err: unknown) => logger.warn({ err }, 'execution pruning failed'));
+      void audit
+        .pruneFailedSignIns()
+        .catch((err: unknown) => logger.warn({ err }, 'failed sign-in pruning failed'));
       void guardrails.expireDue().catch((err: unknown) => logger.warn({ err }, 'approval expiry failed'));
       void guardrails.pruneUsage().catch((err: unknown) => logger.warn({ err }, 'budget pruning failed'));
       void authorization

@@ -4,11 +4,12 @@ import path from 'node:path';
 import { Portico } from '@portico/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeIsListed } from '../src/audit/actions.js';
-import { ACTOR_TYPES } from '../src/audit/service.js';
+import { ACTOR_TYPES, auditRow } from '../src/audit/service.js';
 import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/gateway.js';
 import { OPERATIONS } from '../src/http/openapi-operations.js';
 import { generateMasterKey } from '../src/secrets/keyring.js';
+import { insertAuditEntries } from '../src/store/audit.js';
 import { type Database, openDatabase } from '../src/store/db.js';
 import { BACKENDS, dropSchema, POSTGRES_URL, postgresAvailable, uniqueSchema } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
@@ -361,6 +362,48 @@ describe.each(BACKENDS)('audit log ($name)', (backend) => {
     const refused = await t.api('/api/v1/audit', { token: access_token });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ code: 'insufficient_scope', required_scope: 'audit:read' });
+  });
+
+  it('names no username no account has on a failed sign-in (a password typed in the wrong field)', async () => {
+    const typedPassword = 'Tr0ub4dor&3-in-the-username-field';
+    secrets.push(typedPassword);
+    const res = await fetch(`${t.url}/api/v1/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': UA },
+      body: JSON.stringify({ username: typedPassword, password: 'whatever-it-was' }),
+    });
+    expect(res.status).toBe(401);
+    const failed = (await entries('&action=admin.sign_in_failed')).find(
+      (e) => e.actor_id !== t.gateway.bootstrapAdmin!.username,
+    );
+    expect(failed).toMatchObject({ actor_id: '(unknown username)', resource_id: '(unknown username)' });
+    const exported = await (await t.api('/api/v1/audit/export')).text();
+    expect(exported).not.toContain(typedPassword);
+    expect(exported).not.toContain('whatever-it-was');
+  });
+
+  it('lets failed sign-ins go after their retention, and only them', async () => {
+    await t.gateway.audit.flush();
+    const old = new Date(Date.now() - 31 * 86_400_000);
+    const [{ id: environmentId }] = (await t.db.query<{ id: string }>('SELECT id FROM environments')) as [
+      { id: string },
+    ];
+    const entry = (action: string) =>
+      auditRow({ environmentId, actorType: 'admin', actorId: 'someone', action, at: old });
+    const oldFailure = entry('admin.sign_in_failed');
+    const oldChange = entry('connection.created');
+    await insertAuditEntries(t.db, [oldFailure, oldChange]);
+    const fresh = (await entries('&action=admin.sign_in_failed')).length;
+    expect(fresh).toBeGreaterThan(1);
+    expect(await t.gateway.audit.pruneFailedSignIns()).toBe(1);
+    const ids = (await t.db.query<{ id: string }>('SELECT id FROM audit_log')).map((r) => r.id);
+    expect(ids).not.toContain(oldFailure.id);
+    expect(ids).toContain(oldChange.id);
+    // Recent failures stay; every other entry stays append-only.
+    expect((await entries('&action=admin.sign_in_failed')).length).toBe(fresh - 1);
+    await expect(t.db.query('DELETE FROM audit_log WHERE id = $1', [oldChange.id])).rejects.toThrow(
+      /append-only/,
+    );
   });
 
   it('is append-only: the database refuses UPDATE, DELETE and TRUNCATE', async () => {

@@ -117,4 +117,21 @@ describe.each(BACKENDS)('throttled guessing on $name', (backend) => {
     expect(((await limited.json()) as { detail: string }).detail).toMatch(/from this address/);
     expect((await signIn(username, password, from)).status).toBe(201);
   });
+
+  it('dashboard sign-in: a right password from the address does not clear its count of failures', async () => {
+    const { username, password } = t.gateway.bootstrapAdmin!;
+    const from = '127.0.0.12';
+    const fail = (n: number, offset: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) => signIn(`guess${offset + i}`, 'not-the-password', from)),
+      );
+    expect((await fail(8, 0)).map((r) => r.status)).toEqual(Array(8).fill(401));
+    // Someone with an account of their own signs in between guesses at the others'.
+    expect((await signIn(username, password, from)).status).toBe(201);
+    expect((await fail(22, 8)).map((r) => r.status)).toEqual(Array(22).fill(401));
+    // Thirty failures in all: the address is throttled, as documented.
+    const limited = await signIn('guess30', 'not-the-password', from);
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { detail: string }).detail).toMatch(/from this address/);
+  });
 });

@@ -7,6 +7,7 @@ import {
   type AuditRow,
   insertAuditEntries,
   listAuditEntries,
+  pruneFailedSignIns,
 } from '../store/audit.js';
 import type { Queryable } from '../store/db.js';
 import { newId } from '../store/ids.js';
@@ -16,6 +17,10 @@ import { WriteBehind } from '../store/write-behind.js';
 const USER_AGENT_MAX = 256;
 /** Entries per statement when exporting. */
 const EXPORT_BATCH = 500;
+/** Failed sign-ins deleted per statement, and statements per pruning run. */
+const PRUNE_BATCH = 5000;
+const PRUNE_MAX_BATCHES = 20;
+const DAY_MS = 86_400_000;
 
 export const ACTOR_TYPES: readonly AuditActorType[] = ['client', 'admin', 'cli', 'link', 'system'];
 
@@ -118,8 +123,10 @@ export class AuditService {
 
   constructor(
     private readonly db: Queryable,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly defaultEnvironmentId: string,
+    /** Days failed sign-ins are kept (PORTICO_FAILED_SIGN_IN_RETENTION_DAYS); the rest is kept for good. */
+    private readonly failedSignInRetentionDays = 30,
   ) {
     this.entries = new WriteBehind({
       logger,
@@ -132,6 +139,27 @@ export class AuditService {
     this.entries.push(
       auditRow({ ...entry, environmentId: entry.environmentId ?? this.defaultEnvironmentId }),
     );
+  }
+
+  /**
+   * Deletes failed sign-ins past their retention: anyone may cause them, so without it the log
+   * would grow as fast as someone cares to fail. Safe on every replica; how many.
+   */
+  async pruneFailedSignIns(): Promise<number> {
+    await this.flush();
+    const before = new Date(Date.now() - this.failedSignInRetentionDays * DAY_MS);
+    let total = 0;
+    for (let i = 0; i < PRUNE_MAX_BATCHES; i++) {
+      const removed = await pruneFailedSignIns(this.db, before, PRUNE_BATCH);
+      total += removed;
+      if (removed < PRUNE_BATCH) break;
+    }
+    if (total)
+      this.logger.info(
+        { entries: total, days: this.failedSignInRetentionDays },
+        'old failed sign-ins removed',
+      );
+    return total;
   }
 
   /** Writes every waiting entry (reads do it first). */

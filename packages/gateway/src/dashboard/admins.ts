@@ -40,6 +40,8 @@ export type { AdminRole };
 export const ADMIN_ROLES: readonly AdminRole[] = ['admin', 'viewer'];
 
 export const USERNAME = /^[A-Za-z0-9._@-]{1,64}$/;
+/** What the audit log records for a sign-in with a username no account has. */
+export const UNKNOWN_USERNAME = '(unknown username)';
 
 export interface NewAdmin {
   username: string;
@@ -190,7 +192,8 @@ export class AdminService {
     // An unknown username costs the same hash as a known one, so timing tells nothing.
     const matches = await verifyPassword(password, admin?.password_hash ?? (await unusableHash()));
     if (!admin || !matches) throw await this.wrongPassword(admin, username, address);
-    this.byAddress.succeed(address);
+    // The address's count is not cleared: one account's right password must not buy its holder
+    // thirty more guesses at the others' (it never keeps the right password out anyway).
     await recordSignIn(this.db, admin.id);
     const sessionToken = randomBytes(32).toString('base64url');
     const csrfToken = csrfTokenOf(sessionToken);
@@ -241,6 +244,15 @@ export class AdminService {
     return lockMs > 0
       ? locked(lockMs, `the account "${username}" is locked after repeated failed sign-ins`)
       : locked(addressWait, 'too many sign-ins have failed from this address');
+  }
+
+  /**
+   * How a failed sign-in names who tried, for the audit log: the username when an account has it;
+   * otherwise nothing of what was typed (people type their password into the username field).
+   */
+  async auditName(username: string): Promise<string> {
+    const admin = USERNAME.test(username) ? await findAdminByUsername(this.db, username) : undefined;
+    return admin ? admin.username : UNKNOWN_USERNAME;
   }
 
   /** The live session a cookie value names, or undefined. */

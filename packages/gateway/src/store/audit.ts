@@ -50,6 +50,20 @@ export async function insertAuditEntries(db: Queryable, rows: AuditRow[]): Promi
   );
 }
 
+/**
+ * Deletes up to `batch` failed dashboard sign-ins recorded before `before` (the only entries the
+ * log lets go: anyone can cause them); how many.
+ */
+export async function pruneFailedSignIns(db: Queryable, before: Date, batch: number): Promise<number> {
+  const rows = await db.query(
+    `DELETE FROM audit_log WHERE id IN (
+       SELECT id FROM audit_log WHERE action = 'admin.sign_in_failed' AND at < $1 ORDER BY at LIMIT $2
+     ) RETURNING id`,
+    [before, batch],
+  );
+  return rows.length;
+}
+
 export interface AuditFilter {
   actorId?: string;
   actorType?: AuditActorType;

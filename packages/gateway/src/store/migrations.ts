@@ -743,4 +743,16 @@ CREATE TRIGGER trigger_subscriptions_account_status AFTER UPDATE OF status ON co
 ALTER TABLE authorization_links ADD COLUMN IF NOT EXISTS credential_entries integer NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 29,
+    name: 'audit-failed-sign-in-retention',
+    sql: `
+-- Failed dashboard sign-ins are recorded for anyone who tries, signed in or not: they are kept for
+-- PORTICO_FAILED_SIGN_IN_RETENTION_DAYS, then deleted. Every other entry stays append-only
+-- (UPDATE, DELETE and TRUNCATE still refused). Written on one line: migrations are split into
+-- statements at a semicolon ending a line.
+CREATE OR REPLACE FUNCTION audit_log_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP = 'DELETE' THEN IF OLD.action = 'admin.sign_in_failed' THEN RETURN OLD; END IF; END IF; RAISE EXCEPTION 'audit_log is append-only: % refused', TG_OP USING ERRCODE = '42501'; END $$;
+CREATE INDEX IF NOT EXISTS audit_log_failed_sign_ins ON audit_log (at) WHERE action = 'admin.sign_in_failed';
+`,
+  },
 ];

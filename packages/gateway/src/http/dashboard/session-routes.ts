@@ -42,7 +42,10 @@ export async function adminSessionRoutes(
   opts: { admins: AdminService; secureCookies: boolean; audit: AuditService },
 ): Promise<void> {
   const { admins, audit } = opts;
-  /** Sign-ins, failed ones (the username tried, never the password) and sign-outs. */
+  /**
+   * Sign-ins, failed ones (the username tried when an account has it, never the password nor a
+   * username no account has: that is often a password typed in the wrong field) and sign-outs.
+   */
   const record = (
     req: FastifyRequest,
     action: string,
@@ -87,7 +90,7 @@ export async function adminSessionRoutes(
         signedIn = await admins.signIn(username, password, req.ip);
       } catch (error) {
         if (error instanceof Problem) {
-          record(req, 'admin.sign_in_failed', username, undefined, error.status);
+          record(req, 'admin.sign_in_failed', await admins.auditName(username), undefined, error.status);
         }
         throw error;
       }
