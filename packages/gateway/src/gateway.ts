@@ -57,6 +57,7 @@ import { compiledSources } from './tools/compiled/source.js';
 import { ToolEngine } from './tools/engine.js';
 import { ToolRegistry } from './tools/registry.js';
 import { RemoteMcpTools } from './tools/remote-mcp/source.js';
+import { ToolsetService } from './toolsets/service.js';
 import type { Tracing } from './tracing/tracing.js';
 import { TriggerPoller } from './triggers/poller.js';
 import { TriggerService } from './triggers/service.js';
@@ -402,6 +403,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       governor: config.rateGovernor ? governor : undefined,
       proxyBase: `${config.publicUrl}${PROXY_PREFIX}`,
     });
+    const toolsets = new ToolsetService({ db, engine, connections, publicUrl: config.publicUrl });
     const clients = new ClientStatusCache(db);
     await clients.start();
     const gatewayClients = new GatewayClientService(db, clients);
@@ -459,6 +461,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         mcpTokens,
         proxyTokens,
         guardrails,
+        toolsets,
         mcpOAuth,
         events,
         webhooks,

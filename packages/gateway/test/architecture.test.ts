@@ -18,6 +18,7 @@ const LAYERS: Record<string, string[]> = {
     'connections',
     'accounts',
     'tools',
+    'toolsets',
     'guardrails',
     'executions',
     'proxy',

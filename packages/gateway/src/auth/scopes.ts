@@ -20,6 +20,7 @@ export const SCOPES = {
   webhooks: 'manage webhook endpoints',
   'triggers:read': 'read trigger subscriptions, their health and the trigger types',
   triggers: 'create, pause, resume and delete trigger subscriptions',
+  toolsets: 'create, change and delete toolsets (reading them takes tools)',
   policies: 'manage policies',
   approvals: 'read, approve and deny held calls',
   clients: 'create and revoke gateway clients',
@@ -87,6 +88,8 @@ export function scopeForRoute(method: string, route: string): Scope | 'all' {
       return readOr(method, 'accounts:read', 'accounts');
     case 'tools':
       return 'tools';
+    case 'toolsets':
+      return readOr(method, 'tools', 'toolsets');
     case 'executions':
       return 'executions:read';
     case 'events':

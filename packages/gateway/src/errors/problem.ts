@@ -60,6 +60,8 @@ export const ERROR_CODES = {
   proxy_token_scope: { status: 403, title: 'Outside the proxy token’s connection and identifier' },
   policy_not_found: { status: 404, title: 'Policy not found' },
   policy_exists: { status: 409, title: 'Policy already exists' },
+  toolset_not_found: { status: 404, title: 'Toolset not found' },
+  toolset_exists: { status: 409, title: 'Toolset already exists' },
   policy_denied: { status: 403, title: 'A policy does not allow this tool' },
   policy_constraint: { status: 403, title: 'A policy does not allow this input' },
   policy_budget_exceeded: { status: 429, title: 'A policy’s call budget is spent', retryable: true },

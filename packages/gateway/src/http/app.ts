@@ -35,6 +35,7 @@ import { PROXY_PREFIX } from '../proxy/path.js';
 import { hasBody, type ProxyService } from '../proxy/service.js';
 import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolEngine } from '../tools/engine.js';
+import type { ToolsetService } from '../toolsets/service.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { TriggerService } from '../triggers/service.js';
 import { unsafeInput } from '../validation/text-safety.js';
@@ -85,6 +86,7 @@ import { proxyTokenRoutes } from './routes/proxy-tokens.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
+import { toolsetRoutes } from './routes/toolsets.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { traceRequests } from './tracing.js';
@@ -113,6 +115,8 @@ export interface AppServices {
   proxyTokens: ProxyTokenService;
   /** Policies and approvals on tool calls. */
   guardrails: GuardrailService;
+  /** Named sets of tools: listings, adapters and MCP URLs of their own take them. */
+  toolsets: ToolsetService;
   /** OAuth for MCP clients: metadata, registration, authorization, tokens. */
   mcpOAuth: McpOAuthService;
   admins: AdminService;
@@ -557,6 +561,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           executions: services.executions,
           grants: services.clients,
           connections: services.connections,
+          toolsets: services.toolsets,
         });
         await api.register(eventRoutes, { events: services.events });
         await api.register(webhookRoutes, { webhooks: services.webhooks });
@@ -569,6 +574,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         await api.register(mcpTokenRoutes, { tokens: services.mcpTokens });
         await api.register(proxyTokenRoutes, { tokens: services.proxyTokens });
         await api.register(guardrailRoutes, { guardrails: services.guardrails });
+        await api.register(toolsetRoutes, { toolsets: services.toolsets, grants: services.clients });
         await api.register(mcpOAuthApiRoutes, { oauth: services.mcpOAuth });
         await api.register(clientRoutes, { clients: services.gatewayClients, grants: services.clients });
         await api.register(providerRoutes, { providers: services.providers });
@@ -582,6 +588,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await own.register(mcpOAuthRoutes, { oauth: services.mcpOAuth, origins: options.mcp.origins });
     await own.register(mcpEndpointRoutes, {
       tokens: services.mcpTokens,
+      toolsets: services.toolsets,
       oauth: services.mcpOAuth,
       origins: options.mcp.origins,
       events: services.events,

@@ -61,13 +61,28 @@ const CallToolRoute = RequestSchema.extend({ method: CallToolRequestSchema.shape
  * connections and tools), each call run by the tool engine as that user. Built per HTTP request
  * (the transport is stateless), so a revoked token or a new account shows on the next request.
  */
+/** What one MCP URL serves besides the user: a toolset's tools only, and how it offers them. */
+export interface McpSession {
+  /** Default: the toolset's mcp_mode, else full. */
+  mode?: McpMode | undefined;
+  toolset?: McpToolset | undefined;
+}
+
+export interface McpToolset {
+  name: string;
+  mode: McpMode;
+  accept: (tool: AnyTool) => boolean;
+  /** Changes with the toolset's definition (bound into search page tokens). */
+  acceptKey: string;
+}
+
 export function createMcpServer(
   deps: McpServerDeps,
   scope: McpScope,
   requestId: string,
-  mode: McpMode = 'full',
+  session: McpSession = {},
 ): Server {
-  const searching = mode === 'search';
+  const searching = (session.mode ?? session.toolset?.mode ?? 'full') === 'search';
   const server = new Server(
     { name: 'portico', version: deps.version },
     {
@@ -75,7 +90,7 @@ export function createMcpServer(
       instructions: `Tools act in third-party apps as the end user "${scope.identifier}".${searching ? ` Find the tool for a task with ${SEARCH_TOOLS_TOOL} (describe the task in words), then call it with ${CALL_TOOL_TOOL}.` : ''} If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
     },
   );
-  const view = new ScopeView(deps, scope);
+  const view = new ScopeView(deps, scope, session.toolset);
 
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {
     const own = [authorizeTool(await view.connections()), RUN_APPROVED];
@@ -150,7 +165,7 @@ async function searchTools(
     query,
     pageSize: limit,
     accept: (tool) => providers.has(tool.provider) && view.allowsTool(tool.name),
-    acceptKey: `mcp:${[...providers].sort().join(',')}`,
+    acceptKey: `mcp:${view.toolset?.acceptKey ?? ''}:${[...providers].sort().join(',')}`,
   });
   const { text, structured } = searchResult(listing, providers.size === 0);
   return { content: [{ type: 'text', text }], structuredContent: structured };
@@ -301,10 +316,19 @@ class ScopeView {
   constructor(
     private readonly deps: McpServerDeps,
     readonly scope: McpScope,
+    readonly toolset?: McpToolset | undefined,
   ) {}
 
+  /** Within the token's tools and the URL's toolset (a name no tool has is the engine's to answer). */
   allowsTool(name: string): boolean {
-    return !this.scope.tools || this.scope.tools.includes(name);
+    if (this.scope.tools && !this.scope.tools.includes(name)) return false;
+    return this.inToolset(name);
+  }
+
+  private inToolset(name: string): boolean {
+    if (!this.toolset) return true;
+    const tool = this.deps.engine.registry.get(name, this.scope.environmentId);
+    return !tool || this.toolset.accept(tool);
   }
 
   /** The providers of the user's active accounts, within the scope. */
@@ -368,6 +392,12 @@ class ScopeView {
    * an account outside it); undefined lets the engine resolve the user's single account.
    */
   async connectionFor(toolName: string): Promise<string | undefined> {
+    if (!this.inToolset(toolName)) {
+      throw new Problem(
+        'tool_not_allowed',
+        `${toolName} is not in the toolset "${this.toolset!.name}" this MCP URL serves; use one of the tools listed by tools/list.`,
+      );
+    }
     if (!this.allowsTool(toolName)) {
       throw new Problem(
         'tool_not_allowed',

@@ -22,7 +22,9 @@ export type IdPrefix =
   // Audit log entries.
   | 'aud'
   // Trigger subscriptions.
-  | 'trg';
+  | 'trg'
+  // Toolsets.
+  | 'tls';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -755,4 +755,21 @@ CREATE OR REPLACE FUNCTION audit_log_refuse_change() RETURNS trigger LANGUAGE pl
 CREATE INDEX IF NOT EXISTS audit_log_failed_sign_ins ON audit_log (at) WHERE action = 'admin.sign_in_failed';
 `,
   },
+  {
+    version: 30,
+    name: 'toolsets',
+    sql: `
+-- Named sets of tools per environment (toolsets/definition.ts says what the definition holds):
+-- what a listing, an adapter or an MCP URL of its own (/mcp/t/{name}) offers.
+CREATE TABLE toolsets (
+  id              text PRIMARY KEY,
+  environment_id  text NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  name            text NOT NULL,
+  definition      jsonb NOT NULL,
+  created_at      timestamptz NOT NULL DEFAULT now(),
+  updated_at      timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (environment_id, name)
+);
+`,
+  },
 ];

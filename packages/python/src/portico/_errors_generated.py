@@ -51,6 +51,8 @@ PROBLEM_CODES = {
     "proxy_token_scope": (403, "Outside the proxy token\u2019s connection and identifier", False),
     "policy_not_found": (404, "Policy not found", False),
     "policy_exists": (409, "Policy already exists", False),
+    "toolset_not_found": (404, "Toolset not found", False),
+    "toolset_exists": (409, "Toolset already exists", False),
     "policy_denied": (403, "A policy does not allow this tool", False),
     "policy_constraint": (403, "A policy does not allow this input", False),
     "policy_budget_exceeded": (429, "A policy\u2019s call budget is spent", True),
@@ -358,6 +360,18 @@ class PolicyExistsError(PorticoError):
     problem_code = "policy_exists"
 
 
+class ToolsetNotFoundError(PorticoError):
+    """Toolset not found (`toolset_not_found`, 404)."""
+
+    problem_code = "toolset_not_found"
+
+
+class ToolsetExistsError(PorticoError):
+    """Toolset already exists (`toolset_exists`, 409)."""
+
+    problem_code = "toolset_exists"
+
+
 class PolicyDeniedError(PorticoError):
     """A policy does not allow this tool (`policy_denied`, 403)."""
 
@@ -608,6 +622,8 @@ ERROR_CLASSES: Dict[str, Type[PorticoError]] = {
     "proxy_token_scope": ProxyTokenScopeError,
     "policy_not_found": PolicyNotFoundError,
     "policy_exists": PolicyExistsError,
+    "toolset_not_found": ToolsetNotFoundError,
+    "toolset_exists": ToolsetExistsError,
     "policy_denied": PolicyDeniedError,
     "policy_constraint": PolicyConstraintError,
     "policy_budget_exceeded": PolicyBudgetExceededError,
@@ -692,6 +708,8 @@ __all__ = [
     "ProxyTokenScopeError",
     "PolicyNotFoundError",
     "PolicyExistsError",
+    "ToolsetNotFoundError",
+    "ToolsetExistsError",
     "PolicyDeniedError",
     "PolicyConstraintError",
     "PolicyBudgetExceededError",

@@ -49,6 +49,8 @@ export const PROBLEM_CODES = {
   proxy_token_scope: { status: 403, retryable: false },
   policy_not_found: { status: 404, retryable: false },
   policy_exists: { status: 409, retryable: false },
+  toolset_not_found: { status: 404, retryable: false },
+  toolset_exists: { status: 409, retryable: false },
   policy_denied: { status: 403, retryable: false },
   policy_constraint: { status: 403, retryable: false },
   policy_budget_exceeded: { status: 429, retryable: true },

@@ -17,7 +17,8 @@ import { jsonRpcFault, UnparseableBody } from '../../mcp/jsonrpc.js';
 import { ToolListChanges } from '../../mcp/list-changes.js';
 import { MCP_MODES, type McpMode } from '../../mcp/meta-tools.js';
 import type { OriginPolicy } from '../../mcp/origins.js';
-import type { McpServerDeps } from '../../mcp/server.js';
+import type { McpServerDeps, McpSession } from '../../mcp/server.js';
+import type { ToolsetService } from '../../toolsets/service.js';
 import { bearerAuthentication } from '../authenticate.js';
 import { browserAccess, preflightRoutes } from '../mcp-browser-access.js';
 
@@ -126,10 +127,11 @@ export async function mcpEndpointRoutes(
     oauth: McpOAuthService;
     origins: OriginPolicy;
     events: EventService;
+    toolsets: ToolsetService;
   },
 ): Promise<void> {
   app.addHook('onRequest', browserAccess(opts.origins, { refuseForeign: true }));
-  preflightRoutes(app, ['/mcp', '/mcp/e/:environment_id']);
+  preflightRoutes(app, ['/mcp', '/mcp/e/:environment_id', '/mcp/t/:toolset']);
   // Unparseable JSON is the protocol's -32700 to answer, not the HTTP problem other routes send.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
@@ -189,6 +191,15 @@ export async function mcpEndpointRoutes(
     }, done);
   });
 
+  /** The URL's mode and toolset (/mcp/t/{toolset}), resolved in the token's environment. */
+  const sessionOf = async (req: FastifyRequest): Promise<McpSession> => {
+    const mode = modeOf(req);
+    const name = (req.params as { toolset?: string }).toolset;
+    if (name === undefined) return { mode };
+    const { toolset, accept, acceptKey } = await opts.toolsets.selection(req.mcpScope!.environmentId, name);
+    return { mode, toolset: { name: toolset.name, mode: toolset.mcp_mode, accept, acceptKey } };
+  };
+
   /** The request as the SDK's web-standard transport reads it. */
   const webRequest = (req: FastifyRequest, signal?: AbortSignal) => {
     const headers = new Headers();
@@ -211,7 +222,7 @@ export async function mcpEndpointRoutes(
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    const server = createMcpServer(opts.server, scope, req.id, modeOf(req));
+    const server = createMcpServer(opts.server, scope, req.id, await sessionOf(req));
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
@@ -235,7 +246,7 @@ export async function mcpEndpointRoutes(
     const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer, toolListState }] =
       await loadMcp();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const server = createMcpServer(opts.server, scope, req.id, modeOf(req));
+    const server = createMcpServer(opts.server, scope, req.id, await sessionOf(req));
     await server.connect(transport);
     const response = await transport.handleRequest(webRequest(req));
     if (response.status !== 200 || !response.body) {
@@ -287,6 +298,11 @@ export async function mcpEndpointRoutes(
   app.post('/mcp/e/:environment_id', environment, handler);
   app.get('/mcp/e/:environment_id', environment, stream);
   app.delete('/mcp/e/:environment_id', environment, endSession);
+  // A toolset's own MCP server: the same users and tokens, only the toolset's tools.
+  const toolset = { schema: { params: Type.Object({ toolset: Type.String({ maxLength: 64 }) }) } };
+  app.post('/mcp/t/:toolset', toolset, handler);
+  app.get('/mcp/t/:toolset', toolset, stream);
+  app.delete('/mcp/t/:toolset', toolset, endSession);
 }
 
 /**
@@ -294,9 +310,9 @@ export async function mcpEndpointRoutes(
  * of the whole list; see mcp/meta-tools.ts). A mode the server does not know is refused before the
  * protocol starts, so a typo does not silently serve the other mode.
  */
-function modeOf(req: FastifyRequest): McpMode {
+function modeOf(req: FastifyRequest): McpMode | undefined {
   const raw = (req.query as { mode?: unknown } | undefined)?.mode;
-  if (raw === undefined) return 'full';
+  if (raw === undefined) return undefined;
   if (typeof raw === 'string' && (MCP_MODES as readonly string[]).includes(raw)) return raw as McpMode;
   throw new Problem('invalid_input', `mode must be one of: ${MCP_MODES.join(', ')} (or left out for full).`, {
     errors: [{ path: '/mode', message: `must be one of: ${MCP_MODES.join(', ')}` }],

@@ -19,6 +19,7 @@ import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/ca
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
 import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
 import { DEFAULT_SEARCH_PAGE_SIZE, MAX_PAGE_SIZE } from '../../tools/search/listing.js';
+import type { ToolsetService } from '../../toolsets/service.js';
 
 const ExecuteBody = Type.Object(
   {
@@ -67,6 +68,9 @@ const ListQuery = Type.Object(
           'Only tools with every one of these tags (repeat the parameter or separate with commas): specification, compiled, remote-mcp, read-only, writes, destructive, and the provider category (calendar, e-mail, file-storage, …).',
       }),
     ),
+    toolset: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "Only this toolset's tools." }),
+    ),
     format: Type.Optional(Type.Union(TOOL_FORMATS.map((f) => Type.Literal(f)))),
     page_size: Type.Optional(
       Type.Integer({
@@ -88,6 +92,7 @@ interface ListQuery {
   connection?: string;
   read_only?: boolean;
   tags?: string[];
+  toolset?: string;
   format?: ToolFormat;
   page_size?: number;
   page_token?: string;
@@ -113,6 +118,7 @@ export async function toolRoutes(
     executions: ExecutionService;
     grants: ClientStatusCache;
     connections: ConnectionService;
+    toolsets: ToolsetService;
   },
 ): Promise<void> {
   const { engine } = opts;
@@ -127,7 +133,9 @@ export async function toolRoutes(
       const row = await opts.connections.get(environmentId, query.connection);
       connection = { name: row.name, provider: row.provider };
     }
+    const selection = query.toolset ? await opts.toolsets.selection(environmentId, query.toolset) : undefined;
     const listing = await engine.find(environmentId, {
+      ...(selection ? { accept: selection.accept, acceptKey: selection.acceptKey } : {}),
       query: query.query,
       provider: query.provider,
       connection,
