@@ -81,6 +81,10 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   webhooks update <wh_…> [--url U] [--events a,b] [--description D] [--enabled true|false]
   webhooks retry <wh_…> <evt_…>
   events list [--type T] [--after evt_…]
+  triggers types                  what can be watched at each provider
+  triggers create --connection C --identifier I --type T [--config JSON|@file|-] [--interval SECONDS]
+  triggers list [--connection C] [--identifier I] [--type T] [--state active|degraded|failing|paused]
+  triggers get|pause|resume|delete <trg_…>
   policies list | get <name> | delete <name>
   policies create --file policy.json     (or - for stdin; the API's JSON, snake_case)
   policies replace <name> --file policy.json
@@ -231,6 +235,8 @@ async function main(argv: string[]): Promise<number> {
       type: { type: 'string' },
       after: { type: 'string' },
       state: { type: 'string' },
+      config: { type: 'string' },
+      interval: { type: 'string' },
       role: { type: 'string' },
       reason: { type: 'string' },
       action: { type: 'string' },

@@ -84,6 +84,11 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
     failedExecution = errors.find((e) => e.tool_name === 'calendar_create_event')!.id;
     // Something in the other lists.
     await t.api('/api/v1/mcp/tokens', { method: 'POST', json: { identifier: IDENTIFIER } });
+    const trigger = await t.api('/api/v1/triggers', {
+      method: 'POST',
+      json: { connection_name: connection, identifier: IDENTIFIER, trigger_type: 'calendar_events' },
+    });
+    expect(trigger.status).toBe(201);
     await t.api('/api/v1/proxy/tokens', {
       method: 'POST',
       json: { identifier: IDENTIFIER, connection_name: connection },
@@ -150,6 +155,7 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
       [`/executions/${failedExecution}`, `Execution ${failedExecution}`, 'execution-failed'],
       ['/events', 'Events', 'events-list'],
       ['/webhooks', 'Webhooks', 'webhooks'],
+      ['/triggers', 'Triggers', 'triggers'],
       ['/policies', 'Policies', 'policies'],
       ['/policies/hold-deletes', 'Policy hold-deletes', 'policy'],
       ['/approvals', 'Approvals', 'approvals'],
@@ -176,6 +182,20 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
   }, 240_000);
+
+  it('shows each trigger’s health, and pauses and resumes one', async () => {
+    await page.setViewportSize(DESKTOP);
+    await go('/triggers', 'Triggers');
+    const health = page.getByRole('list', { name: 'Triggers by state' });
+    expect(await health.textContent()).toContain('active 1');
+    const row = page.locator('#triggers-table tbody tr').first();
+    expect(await row.textContent()).toContain('calendar_events');
+    await row.getByRole('button', { name: 'Pause' }).click();
+    await row.getByRole('button', { name: 'Resume' }).waitFor();
+    expect(await page.locator('#triggers-table tbody tr').first().textContent()).toContain('paused');
+    await page.locator('#triggers-table tbody tr').first().getByRole('button', { name: 'Resume' }).click();
+    await page.locator('#triggers-table tbody tr').first().getByRole('button', { name: 'Pause' }).waitFor();
+  });
 
   it('shows the tools without a stray "null", each card within the page, the navigation in view', async () => {
     await page.setViewportSize(DESKTOP);

@@ -16,6 +16,7 @@ import { Approvals, Policies } from './resources/guardrails.js';
 import { McpTokens } from './resources/mcp-tokens.js';
 import { Providers } from './resources/providers.js';
 import { type ExecuteToolInput, type ExecuteToolResult, Tools } from './resources/tools.js';
+import { Triggers } from './resources/triggers.js';
 import { Events, Webhooks } from './resources/webhooks.js';
 import type { AuthorizationLinkResult } from './types.js';
 
@@ -82,6 +83,8 @@ export class Portico {
   readonly approvals: Approvals;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  /** Changes at a provider delivered as trigger.fired events, and each trigger's health. */
+  readonly triggers: Triggers;
   /** The gateway's audit log: who changed what, when, from where. */
   readonly audit: Audit;
   private readonly transport: Transport;
@@ -126,6 +129,7 @@ export class Portico {
     this.approvals = new Approvals(this.transport);
     this.webhooks = new Webhooks(this.transport);
     this.events = new Events(this.transport);
+    this.triggers = new Triggers(this.transport);
     this.audit = new Audit(this.transport);
   }
 

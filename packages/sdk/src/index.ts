@@ -29,6 +29,13 @@ export type {
   ToolFilters,
 } from './resources/tools.js';
 export type {
+  CreateTriggerInput,
+  ListTriggersOptions,
+  Trigger,
+  TriggerState,
+  TriggerType,
+} from './resources/triggers.js';
+export type {
   CreateWebhookInput,
   PorticoEvent,
   UpdateWebhookInput,

@@ -14,6 +14,7 @@ import * as providers from './providers.js';
 import * as settings from './settings.js';
 import * as tokens from './tokens.js';
 import * as tools from './tools.js';
+import * as triggers from './triggers.js';
 import * as webhooks from './webhooks.js';
 
 export const PAGES = [
@@ -25,6 +26,7 @@ export const PAGES = [
   executions,
   events,
   webhooks,
+  triggers,
   policies,
   approvals,
   clients,

@@ -20,6 +20,8 @@ import {
   type ToolDefinition,
   type ToolFilters,
   type ToolMatch,
+  type Trigger,
+  type TriggerType,
   type Webhook,
   type WebhookDelivery,
 } from '@portico/sdk';
@@ -39,6 +41,7 @@ export const API_COMMANDS = new Set([
   'mcp-tokens',
   'webhooks',
   'events',
+  'triggers',
   'audit',
   'policies',
   'approvals',
@@ -238,6 +241,23 @@ const DELIVERY_COLUMNS: Column<WebhookDelivery>[] = [
   { header: 'ERROR', value: (d) => d.error, max: 60 },
 ];
 
+const TRIGGER_COLUMNS: Column<Trigger>[] = [
+  { header: 'ID', value: (t) => t.id },
+  { header: 'TYPE', value: (t) => t.triggerType },
+  { header: 'CONNECTION', value: (t) => t.connectionName },
+  { header: 'IDENTIFIER', value: (t) => t.identifier, max: 30 },
+  { header: 'STATE', value: (t) => (t.pauseReason ? `${t.state} (${t.pauseReason})` : t.state) },
+  { header: 'LAST SUCCESS', value: (t) => t.lastSuccessAt },
+  { header: 'LAST ERROR', value: (t) => t.lastError, max: 50 },
+];
+
+const TRIGGER_TYPE_COLUMNS: Column<TriggerType>[] = [
+  { header: 'NAME', value: (t) => t.name },
+  { header: 'PROVIDER', value: (t) => t.provider },
+  { header: 'CHANGES', value: (t) => t.changes, max: 40 },
+  { header: 'HOW', value: (t) => t.mechanism, max: 60 },
+];
+
 const EVENT_COLUMNS: Column<PorticoEvent>[] = [
   { header: 'ID', value: (e) => e.id },
   { header: 'TYPE', value: (e) => e.type },
@@ -362,15 +382,15 @@ async function importInput(values: ApiArgs['values']): Promise<ImportAccountInpu
   };
 }
 
-/** `--input` as JSON text, `@file` or `-` (standard input). */
-async function toolInput(raw: string | undefined): Promise<Record<string, unknown>> {
+/** `--input` (or another flag's value) as JSON text, `@file` or `-` (standard input). */
+async function toolInput(raw: string | undefined, flag = '--input'): Promise<Record<string, unknown>> {
   if (raw === undefined) return {};
   let text = raw;
   if (raw === '-') {
     text = await readStdin();
   } else if (raw.startsWith('@')) {
     text = await readFile(raw.slice(1), 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`--input ${raw}: cannot read the file (${error.code ?? error.message}).`);
+      throw new UsageError(`${flag} ${raw}: cannot read the file (${error.code ?? error.message}).`);
     });
   }
   let parsed: unknown;
@@ -378,11 +398,11 @@ async function toolInput(raw: string | undefined): Promise<Record<string, unknow
     parsed = JSON.parse(text);
   } catch (error) {
     throw new UsageError(
-      `--input is not valid JSON (${(error as Error).message}); pass an object such as '{"page_size": 10}'.`,
+      `${flag} is not valid JSON (${(error as Error).message}); pass an object such as '{"page_size": 10}'.`,
     );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new UsageError('--input must be a JSON object such as \'{"page_size": 10}\'.');
+    throw new UsageError(`${flag} must be a JSON object such as '{"page_size": 10}'.`);
   }
   return parsed as Record<string, unknown>;
 }
@@ -688,6 +708,57 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
         pageSize: 200,
       });
       show(page.data, EVENT_COLUMNS);
+      return 0;
+    }
+    case 'triggers types':
+      show(await portico.triggers.types(), TRIGGER_TYPE_COLUMNS);
+      return 0;
+    case 'triggers create': {
+      const interval = str(values, 'interval');
+      if (interval !== undefined && !/^\d+$/.test(interval))
+        throw new UsageError('--interval is a number of seconds');
+      showOne(
+        await portico.triggers.create({
+          connectionName: needArg(str(values, 'connection'), 'triggers create needs --connection'),
+          identifier: needArg(str(values, 'identifier'), 'triggers create needs --identifier'),
+          triggerType: needArg(
+            str(values, 'type'),
+            'triggers create needs --type (see `portico triggers types`)',
+          ),
+          config: await toolInput(str(values, 'config'), '--config'),
+          ...(interval !== undefined ? { intervalSeconds: Number(interval) } : {}),
+        }),
+      );
+      return 0;
+    }
+    case 'triggers list': {
+      const filters = {
+        connectionName: str(values, 'connection'),
+        identifier: str(values, 'identifier'),
+        triggerType: str(values, 'type'),
+        state: str(values, 'state') as Trigger['state'] | undefined,
+      };
+      show(
+        await portico.triggers
+          .list(Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)))
+          .toArray(),
+        TRIGGER_COLUMNS,
+      );
+      return 0;
+    }
+    case 'triggers get':
+      showOne(await portico.triggers.get(needArg(args[0], 'triggers get needs a trigger id (trg_…)')));
+      return 0;
+    case 'triggers pause':
+      showOne(await portico.triggers.pause(needArg(args[0], 'triggers pause needs a trigger id (trg_…)')));
+      return 0;
+    case 'triggers resume':
+      showOne(await portico.triggers.resume(needArg(args[0], 'triggers resume needs a trigger id (trg_…)')));
+      return 0;
+    case 'triggers delete': {
+      const id = needArg(args[0], 'triggers delete needs a trigger id (trg_…)');
+      await portico.triggers.delete(id);
+      showOne({ id, deleted: true });
       return 0;
     }
     case 'audit list': {

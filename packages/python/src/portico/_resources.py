@@ -289,6 +289,80 @@ class Webhooks(_Resource):
         return self._t.obj("POST", f"/api/v1/webhooks/{segment(webhook_id)}/deliveries/{segment(event_id)}/retry")
 
 
+class Triggers(_Resource):
+    """Changes at a provider delivered as ``trigger.fired`` events, and each trigger's health."""
+
+    def types(self) -> List[Json]:
+        return list(self._t.obj("GET", "/api/v1/trigger-types").get("data") or [])
+
+    def type(self, name: str) -> Json:
+        return self._t.obj("GET", f"/api/v1/trigger-types/{segment(name)}")
+
+    def create(
+        self,
+        connection_name: str,
+        identifier: str,
+        trigger_type: str,
+        *,
+        config: Optional[Json] = None,
+        interval_seconds: Optional[int] = None,
+    ) -> Json:
+        """Subscribes from the provider's current state: every change after it is reported."""
+        return self._t.obj(
+            "POST",
+            "/api/v1/triggers",
+            json_body=_drop_none(
+                {
+                    "connection_name": connection_name,
+                    "identifier": identifier,
+                    "trigger_type": trigger_type,
+                    "config": config,
+                    "interval_seconds": interval_seconds,
+                }
+            ),
+        )
+
+    def list(
+        self,
+        *,
+        connection_name: Optional[str] = None,
+        identifier: Optional[str] = None,
+        trigger_type: Optional[str] = None,
+        state: Optional[str] = None,
+        page_size: Optional[int] = None,
+    ) -> PageList[Json]:
+        return self._list(
+            "/api/v1/triggers",
+            {
+                "connection_name": connection_name,
+                "identifier": identifier,
+                "trigger_type": trigger_type,
+                "state": state,
+                "page_size": page_size,
+            },
+        )
+
+    def get(self, trigger_id: str) -> Json:
+        return self._t.obj("GET", f"/api/v1/triggers/{segment(trigger_id)}")
+
+    def summary(self) -> Json:
+        """How many triggers are active, degraded, failing and paused: ``{"states": {...}}``."""
+        return self._t.obj("GET", "/api/v1/triggers/summary")
+
+    def update(self, trigger_id: str, **changes: Any) -> Json:
+        """``paused`` (True pauses, False resumes) and ``interval_seconds``."""
+        return self._t.obj("PATCH", f"/api/v1/triggers/{segment(trigger_id)}", json_body=changes)
+
+    def pause(self, trigger_id: str) -> Json:
+        return self.update(trigger_id, paused=True)
+
+    def resume(self, trigger_id: str) -> Json:
+        return self.update(trigger_id, paused=False)
+
+    def delete(self, trigger_id: str) -> None:
+        self._t.send("DELETE", f"/api/v1/triggers/{segment(trigger_id)}").close()
+
+
 class Events(_Resource):
     def list(self, *, type: Optional[str] = None, after: Optional[str] = None, page_size: Optional[int] = None) -> PageList[Json]:
         """Oldest first, from ``after`` (an event id) on; iterating continues past each page's last event."""

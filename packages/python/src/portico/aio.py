@@ -132,6 +132,7 @@ class AsyncPortico:
         self.mcp_tokens: Any = _AsyncResource(self.sync.mcp_tokens)
         self.webhooks: Any = _AsyncResource(self.sync.webhooks)
         self.events: Any = _AsyncResource(self.sync.events)
+        self.triggers: Any = _AsyncResource(self.sync.triggers)
 
     async def get_authorization_link(self, *args: Any, **kwargs: Any) -> Any:
         return await _call(self.sync.get_authorization_link, *args, **kwargs)

@@ -14,6 +14,7 @@ from ._resources import (
     McpTokens,
     ToolResult,
     Tools,
+    Triggers,
     Webhooks,
 )
 from .errors import InvalidPathError
@@ -64,6 +65,7 @@ class Portico:
         self.mcp_tokens = McpTokens(self._transport)
         self.webhooks = Webhooks(self._transport)
         self.events = Events(self._transport)
+        self.triggers = Triggers(self._transport)
 
     def get_authorization_link(
         self,
