@@ -286,6 +286,11 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       providers,
       publicUrl: config.publicUrl,
       sandboxAvailable: config.sandbox,
+      outboundPolicy: (providerKey) => ({
+        allowPrivate:
+          config.outboundAllowPrivate.includes('*') || config.outboundAllowPrivate.includes(providerKey),
+        selfOrigins: [new URL(config.publicUrl).origin],
+      }),
     });
     const links = new AuthorizationLinks({
       db,

@@ -272,6 +272,17 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     expect(await notesOf('stepup')).toMatchObject([{ title: 'Needs write' }]);
   });
 
+  it('sends no discovery request to a private address the operator has not allowed', async () => {
+    // The same loopback server, under a provider PORTICO_OUTBOUND_ALLOW_PRIVATE does not name.
+    expect((await provider('notes_unlisted', 'dcr')).status).toBe(201);
+    const before = emu.control.clients('mcp').length;
+    const refused = await connect({ name: 'notes-unlisted', provider: 'notes_unlisted' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('upstream_validation');
+    expect(String(refused.body.detail)).toContain('PORTICO_OUTBOUND_ALLOW_PRIVATE');
+    expect(emu.control.clients('mcp')).toHaveLength(before);
+  });
+
   it('answers a server that is down with a retryable problem', async () => {
     const down = await t.api('/api/v1/providers', {
       method: 'POST',

@@ -2,6 +2,8 @@ import { Problem } from '../errors/problem.js';
 import { discoverMcpAuthorization, McpDiscoveryError, registerMcpClient } from '../oauth/mcp-discovery.js';
 import type { ProviderDefinition } from '../providers/catalog.js';
 import type { McpServerRecord } from '../store/connections.js';
+import type { OutboundPolicy } from '../upstream/outbound-guard.js';
+import { remoteMcpFetcher } from '../upstream/remote-mcp-fetch.js';
 
 export interface McpConnectionRequest {
   url: string;
@@ -21,11 +23,13 @@ export interface McpConnectionRequest {
 export async function connectMcpServer(
   provider: ProviderDefinition,
   request: McpConnectionRequest,
+  policy: OutboundPolicy,
 ): Promise<{ clientId: string; clientSecret: string; scopes: string[]; server: McpServerRecord }> {
   const allowed = provider.mcp!.registration;
+  const remoteMcpFetch = remoteMcpFetcher(policy);
   let facts: Awaited<ReturnType<typeof discoverMcpAuthorization>>;
   try {
-    facts = await discoverMcpAuthorization(request.url);
+    facts = await discoverMcpAuthorization(request.url, remoteMcpFetch);
   } catch (error) {
     throw asProblem(error);
   }
@@ -52,11 +56,11 @@ export async function connectMcpServer(
   }
   if (allowed.includes('dynamic') && facts.registration_endpoint) {
     try {
-      const registered = await registerMcpClient(facts, {
-        redirectUri: request.redirectUri,
-        name: request.clientName,
-        scopes,
-      });
+      const registered = await registerMcpClient(
+        facts,
+        { redirectUri: request.redirectUri, name: request.clientName, scopes },
+        remoteMcpFetch,
+      );
       return { ...registered, scopes, server: server('dynamic') };
     } catch (error) {
       throw asProblem(error);

@@ -15,6 +15,7 @@ import {
 } from '../store/connections.js';
 import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
+import type { OutboundPolicy } from '../upstream/outbound-guard.js';
 import { testPattern } from '../validation/linear-pattern.js';
 import { connectMcpServer } from './mcp-server.js';
 import type { ProviderCatalogService } from './providers.js';
@@ -32,6 +33,11 @@ export interface ConnectionsDeps {
   providers: ProviderCatalogService;
   /** False when sandbox mode is off: sandbox connections are refused. */
   sandboxAvailable?: boolean;
+  /**
+   * The outbound guard's policy for requests made on a provider's definition (a remote MCP
+   * server's discovery and registration); public https targets only when not given.
+   */
+  outboundPolicy?: (providerKey: string) => OutboundPolicy;
 }
 
 /**
@@ -109,14 +115,18 @@ export class ConnectionService {
         );
       }
       const parameters = checkParameters(provider, body.tenant, body.parameters, true);
-      const connected = await connectMcpServer(provider, {
-        url: fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
-        redirectUri: this.redirectUri(id),
-        clientName: body.display_name ?? `Portico (${body.name})`,
-        ...(clientId !== undefined ? { clientId } : {}),
-        ...(clientSecret !== undefined ? { clientSecret } : {}),
-        ...(scopes !== undefined ? { scopes } : {}),
-      });
+      const connected = await connectMcpServer(
+        provider,
+        {
+          url: fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
+          redirectUri: this.redirectUri(id),
+          clientName: body.display_name ?? `Portico (${body.name})`,
+          ...(clientId !== undefined ? { clientId } : {}),
+          ...(clientSecret !== undefined ? { clientSecret } : {}),
+          ...(scopes !== undefined ? { scopes } : {}),
+        },
+        this.deps.outboundPolicy?.(provider.key) ?? { allowPrivate: false },
+      );
       clientId = connected.clientId;
       clientSecret = connected.clientSecret;
       scopes = connected.scopes;

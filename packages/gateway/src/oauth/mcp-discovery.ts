@@ -1,5 +1,5 @@
 import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { remoteMcpFetch } from '../upstream/remote-mcp-fetch.js';
+import { type RemoteMcpFetch, refusalOf } from '../upstream/remote-mcp-fetch.js';
 
 /** What a remote MCP server says of its authorization, discovered as the MCP specification says. */
 export interface McpAuthorizationFacts {
@@ -42,7 +42,10 @@ const INITIALIZE = {
  * well-known URI of RFC 9728), then the first authorization server's metadata (RFC 8414 or OpenID
  * Connect discovery). The SDK's own discovery functions do the fetching, through `remoteMcpFetch`.
  */
-export async function discoverMcpAuthorization(url: string): Promise<McpAuthorizationFacts> {
+export async function discoverMcpAuthorization(
+  url: string,
+  remoteMcpFetch: RemoteMcpFetch,
+): Promise<McpAuthorizationFacts> {
   const auth = await import('@modelcontextprotocol/sdk/client/auth.js');
   let first: Response;
   try {
@@ -52,6 +55,13 @@ export async function discoverMcpAuthorization(url: string): Promise<McpAuthoriz
       body: JSON.stringify(INITIALIZE),
     });
   } catch (error) {
+    const refused = refusalOf(error);
+    if (refused) {
+      throw new McpDiscoveryError(
+        `Portico does not send to the MCP server at ${url}: ${refused}. Name a public https URL, or allow private targets for this provider with PORTICO_OUTBOUND_ALLOW_PRIVATE.`,
+        false,
+      );
+    }
     throw new McpDiscoveryError(
       `The MCP server at ${url} is unreachable: ${(error as Error).message}.`,
       true,
@@ -133,6 +143,7 @@ export async function discoverMcpAuthorization(url: string): Promise<McpAuthoriz
 export async function registerMcpClient(
   facts: McpAuthorizationFacts,
   client: { redirectUri: string; name: string; scopes: string[] },
+  remoteMcpFetch: RemoteMcpFetch,
 ): Promise<{ clientId: string; clientSecret: string }> {
   const auth = await import('@modelcontextprotocol/sdk/client/auth.js');
   try {
