@@ -13,6 +13,16 @@ export function setCsrf(token) {
   csrf = token;
 }
 
+// The page being shown: a navigation aborts the reads of the one before, so a slow page that
+// finishes late cannot draw itself over the page the operator went to meanwhile.
+let navigation = new AbortController();
+
+/** Starts a navigation: the reads still under way for the previous page are abandoned. */
+export function beginNavigation() {
+  navigation.abort();
+  navigation = new AbortController();
+}
+
 export async function api(path, { method = 'GET', body, query } = {}) {
   const url = new URL(`/api/v1${path}`, location.origin);
   for (const [k, v] of Object.entries(query ?? {}))
@@ -25,6 +35,8 @@ export async function api(path, { method = 'GET', body, query } = {}) {
     headers,
     credentials: 'same-origin',
     body: body === undefined ? undefined : JSON.stringify(body),
+    // Only reads belong to a page; a change the operator asked for completes whatever they do next.
+    ...(method === 'GET' ? { signal: navigation.signal } : {}),
   });
   if (res.status === 204) return null;
   const text = await res.text();

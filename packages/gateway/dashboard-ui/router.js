@@ -1,3 +1,4 @@
+import { beginNavigation } from './api.js';
 import { h } from './dom.js';
 import { page, view } from './layout.js';
 
@@ -10,6 +11,7 @@ export function register(routes) {
 }
 
 export async function route() {
+  beginNavigation();
   const [path, query = ''] = (location.hash.slice(1) || '/overview').split('?');
   for (const a of document.querySelectorAll('#nav a')) {
     const target = a.getAttribute('href').slice(1);
@@ -27,7 +29,8 @@ export async function route() {
     await match[1](new URLSearchParams(query), ...match[0].slice(1));
     view.dataset.page = path;
   } catch (error) {
-    if (error.problem?.status === 401) return;
+    // Abandoned for a newer navigation, which draws its own page; or signed out (the sign-in page).
+    if (error.name === 'AbortError' || error.problem?.status === 401) return;
     page('Something went wrong', h('p', { role: 'alert' }, error.message));
   }
 }

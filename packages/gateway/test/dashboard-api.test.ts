@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../src/events/types.js';
 import { DASHBOARD_UI } from '../src/http/dashboard/pages.js';
 import { migrate } from '../src/store/migrate.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
+import { VERSION_PARAMETERS } from '../src/tools/versions.js';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -351,6 +352,12 @@ describe.each(BACKENDS)('dashboard sessions across the CSRF-hash upgrade ($name)
 });
 
 describe('dashboard front end', () => {
+  it('folds away the version parameters the engine takes, the same list (the static page cannot import it)', () => {
+    const tools = readFileSync(path.join(DASHBOARD_UI, 'pages', 'tools.js'), 'utf8');
+    const list = /const VERSION_OVERRIDES = \[([^\]]*)\]/.exec(tools)?.[1] ?? '';
+    expect([...list.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual([...VERSION_PARAMETERS]);
+  });
+
   it('offers the event types the gateway records, the same list (the static page cannot import it)', () => {
     const app = readFileSync(path.join(DASHBOARD_UI, 'pages', 'events.js'), 'utf8');
     const list = /const EVENT_TYPES = \[([^\]]*)\]/.exec(app)?.[1] ?? '';

@@ -234,4 +234,71 @@ describe.runIf(available)('the operator dashboard in a real browser', () => {
     expect(bodies.length).toBeGreaterThan(20);
     expect(bodies.filter((b) => b.includes(SECRET))).toEqual([]);
   }, 120_000);
+
+  it('folds the version overrides away in the playground, behind "Advanced"', async () => {
+    await go('/tools/notes_user_list', 'notes_user_list');
+    const advanced = page.locator('#advanced-overrides');
+    expect(await advanced.getAttribute('open')).toBeNull();
+    for (const name of ['schema_version', 'tool_version', 'upstream_version']) {
+      expect(await page.getByLabel(new RegExp(`^${name}`)).isVisible(), name).toBe(false);
+    }
+    expect(await page.getByLabel(/^page_size/).isVisible()).toBe(true);
+    await advanced.locator('summary').click();
+    expect(await page.getByLabel(/^schema_version/).isVisible()).toBe(true);
+    await shoot('playground-advanced');
+  });
+
+  it('draws the page the operator went to, not a slower one asked for before it', async () => {
+    // The overview's figures are held back until the operator has moved on to the executions.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/api/v1/executions/stats*', async (r) => {
+      await held;
+      await r.continue().catch(() => {});
+    });
+    // Settled either way: answered late (as a slow gateway would), or abandoned by the page.
+    const settled = new Promise<void>((resolve) => {
+      const done = (req: { url(): string }) => {
+        if (req.url().includes('/executions/stats')) resolve();
+      };
+      page.on('requestfinished', done);
+      page.on('requestfailed', done);
+    });
+    try {
+      const asked = page.waitForRequest('**/api/v1/executions/stats*', { timeout: 10_000 });
+      await page.goto(`${t.url}/dashboard/#/overview`);
+      await asked;
+      await page.evaluate("location.hash = '#/executions'");
+      await page.getByRole('heading', { level: 1, name: 'Executions' }).waitFor({ timeout: 10_000 });
+      release();
+      await settled;
+      // What the late answer would draw is drawn within a task or two of its arrival.
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 100)));
+      expect(await page.getByRole('heading', { level: 1, name: 'Executions' }).count()).toBe(1);
+      expect(await page.getByRole('heading', { level: 1, name: 'Overview' }).count()).toBe(0);
+    } finally {
+      release();
+      await page.unroute('**/api/v1/executions/stats*');
+    }
+  });
+
+  it('after sign-in shows the page the address names, and says how admins are added', async () => {
+    await go('/overview', 'Overview');
+    await page.locator('#sign-out').click();
+    await page.getByLabel('Username').waitFor();
+    await page.goto(`${t.url}/dashboard/#/executions`);
+    await page.getByLabel('Username').waitFor();
+    const help = await page.locator('#sign-in-help').textContent();
+    expect(help).toContain('Admins page');
+    expect(help).toContain('portico admins reset-password');
+    expect(help).not.toContain('portico admins create');
+    const admin = t.gateway.bootstrapAdmin!;
+    await page.getByLabel('Username').fill(admin.username);
+    await page.getByLabel('Password').fill(admin.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Executions' }).waitFor();
+    expect(new URL(page.url()).hash).toBe('#/executions');
+  });
 });

@@ -40,7 +40,7 @@ export function signInPage(message) {
         body: { username: username.value, password: password.value },
       });
       startSession(session);
-      location.hash = '#/overview';
+      // The page the address asked for (a bookmark, or where the session ended), not the overview.
       route();
     } catch (error) {
       showProblem(form, error);

@@ -102,11 +102,21 @@ function toolCard(t) {
   );
 }
 
-/** A form for a JSON Schema object: simple fields as inputs, anything nested as a JSON text area. */
+/**
+ * The version parameters every tool accepts (src/tools/versions.ts; the static page cannot import
+ * it): operators' overrides, not the tool's own input, so the playground folds them away.
+ */
+export const VERSION_OVERRIDES = ['schema_version', 'tool_version', 'upstream_version'];
+
+/**
+ * A form for a JSON Schema object: simple fields as inputs, anything nested as a JSON text area;
+ * the version overrides in a closed "Advanced" section.
+ */
 function schemaForm(schema) {
   const props = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const fields = [];
+  const overrides = [];
   const readers = [];
   for (const [name, s] of Object.entries(props)) {
     const id = `in-${name}`;
@@ -153,8 +163,20 @@ function schemaForm(schema) {
         }
       };
     }
-    fields.push(field(`${name}${required.has(name) ? ' *' : ''}`, input, s.description?.split('\n')[0]));
+    const labelled = field(`${name}${required.has(name) ? ' *' : ''}`, input, s.description?.split('\n')[0]);
+    (VERSION_OVERRIDES.includes(name) ? overrides : fields).push(labelled);
     readers.push([name, read]);
+  }
+  if (overrides.length) {
+    fields.push(
+      h(
+        'details',
+        { id: 'advanced-overrides', class: 'advanced' },
+        h('summary', {}, 'Advanced: version overrides'),
+        h('p', { class: 'hint' }, 'Leave empty for the current versions; for operators pinning a call.'),
+        overrides,
+      ),
+    );
   }
   const read = () => Object.fromEntries(readers.map(([n, r]) => [n, r()]).filter(([, v]) => v !== undefined));
   return { fields, read };
