@@ -464,6 +464,7 @@ const STORES = [
 ];
 
 describe.each(STORES)('audit log of CLI commands ($name)', (store) => {
+  // Five CLI processes in a row, each opening the embedded store: minutes on a loaded machine.
   it('records keys rotate, clients create and revoke, admins create', async () => {
     const env: Record<string, string> = { ...(await store.env()), PORTICO_MASTER_KEY: generateMasterKey() };
     const { SCHEMA: _schema, ...cliEnv } = env;
@@ -546,5 +547,5 @@ describe.each(STORES)('audit log of CLI commands ($name)', (store) => {
     } finally {
       await store.cleanup(env);
     }
-  });
+  }, 120_000);
 });
