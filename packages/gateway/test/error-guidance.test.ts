@@ -3,8 +3,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { sandboxAccount } from './helpers/flow.js';
+import { createSandboxConnection, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { gatewayToken } from './helpers/token.js';
 
 // Errors that say what is allowed, so a person or an agent can fix the call from the error alone.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -147,6 +148,48 @@ describe.each(BACKENDS)('errors that list what is allowed on $name', (backend) =
     }
     const notion = (await (await t.api('/api/v1/tools?provider=notion')).json()) as Record<string, unknown>;
     expect(notion.notice).toBeUndefined();
+  });
+
+  it('an unknown connection name is told the connection meant, among those the caller may reach', async () => {
+    // The provider's name where the connection's belongs: the likeliest mistake.
+    const run = await t.api('/api/v1/tools/execute', {
+      method: 'POST',
+      json: { tool_name: 'notes_user_list', identifier: 'guided', connection_name: 'notion' },
+    });
+    expect(run.status).toBe(404);
+    const problem = (await run.json()) as { code: string; detail: string; did_you_mean?: string };
+    expect(problem).toMatchObject({ code: 'connection_not_found', did_you_mean: 'sandbox-notion' });
+    expect(problem.detail).toContain('did you mean "sandbox-notion"');
+    const link = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'sandbox-notoin', identifier: 'guided' },
+    });
+    expect(link.status).toBe(404);
+    expect(await link.json()).toMatchObject({ did_you_mean: 'sandbox-notion' });
+    expect(await (await t.api('/api/v1/connections/Notion')).json()).toMatchObject({
+      code: 'connection_not_found',
+      did_you_mean: 'sandbox-notion',
+    });
+
+    // A client limited to a connection "notion" (since deleted) is not told of the others.
+    await createSandboxConnection(t, 'notion', 'notion');
+    const created = await t.api('/api/v1/clients', {
+      method: 'POST',
+      json: { name: 'limited-guess', scopes: ['runtime'], connection_names: ['notion'] },
+    });
+    expect(created.status).toBe(201);
+    const { client_id, client_secret } = (await created.json()) as Record<string, string>;
+    expect((await t.api('/api/v1/connections/notion', { method: 'DELETE' })).status).toBe(204);
+    const limited = await t.api('/api/v1/tools/execute', {
+      method: 'POST',
+      token: await gatewayToken(t.url, client_id!, client_secret!),
+      json: { tool_name: 'notes_user_list', identifier: 'guided', connection_name: 'notion' },
+    });
+    expect(limited.status).toBe(404);
+    const answer = (await limited.json()) as Record<string, unknown>;
+    expect(answer.code).toBe('connection_not_found');
+    expect(answer).not.toHaveProperty('did_you_mean');
+    expect(JSON.stringify(answer)).not.toContain('sandbox-notion');
   });
 
   it('a provider spelled with dashes or spaces is suggested its key', async () => {

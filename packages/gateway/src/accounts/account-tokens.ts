@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import type { Logger } from 'pino';
+import { unknownConnection } from '../connections/unknown-connection.js';
 import { Problem } from '../errors/problem.js';
 import { recordEvent } from '../events/outbox.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
@@ -69,7 +70,10 @@ export interface AccountRef {
  * `links` scope, and the connection within reach): the refusal to answer instead, or undefined.
  * Without one, an end user's first call creates the account PENDING_AUTH.
  */
-export type NewAccountRefusal = (identifier: string, connectionName: string) => Problem | undefined;
+export type NewAccountRefusal = ((identifier: string, connectionName: string) => Problem | undefined) & {
+  /** The connections the caller may reach (null: all), among which an unknown name's suggestion is chosen. */
+  readonly within?: readonly string[] | null;
+};
 
 export interface AccountTokensDeps {
   db: Database;
@@ -216,9 +220,13 @@ export class AccountTokens {
     if (!account) {
       const connection = await findConnectionByName(this.deps.db, ref.environmentId, ref.connectionName);
       if (!connection) {
-        throw new Problem(
-          'connection_not_found',
-          `No connection is named "${ref.connectionName}"; list them with GET /api/v1/connections.`,
+        // Without a refusal the caller's grant is whole: every connection is within its reach.
+        throw await unknownConnection(
+          this.deps.db,
+          ref.environmentId,
+          ref.connectionName,
+          refuseNew ? refuseNew.within : null,
+          'list them with GET /api/v1/connections.',
         );
       }
       return this.pendingOrAuthorized(connection, ref.identifier, refuseNew);

@@ -160,10 +160,11 @@ export function withinClient(tokenConnections: readonly string[] | null, client:
  */
 export function newAccountRefusal(grant: Grant): NewAccountRefusal | undefined {
   if (grant.scopes === null && grant.connectionNames === null) return undefined;
-  return (identifier, connectionName) => {
+  const refuse = (identifier: string, connectionName: string) => {
     if (!reachesConnection(grant, connectionName)) return connectionOutOfReach(connectionName, grant);
     return hasScope(grant, 'links') ? undefined : accountCreationRefused(identifier, connectionName);
   };
+  return Object.assign(refuse, { within: listFilter(grant) });
 }
 
 function accountCreationRefused(identifier: string, connectionName: string): Problem {

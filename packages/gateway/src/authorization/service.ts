@@ -185,12 +185,17 @@ export class AuthorizationService {
     this.branding = deps.branding;
   }
 
-  async createLink(environmentId: string, input: CreateLinkInput): Promise<AuthorizationLink> {
+  /** `within`: the connections the caller may reach, for the suggestion when the name is unknown. */
+  async createLink(
+    environmentId: string,
+    input: CreateLinkInput,
+    within?: readonly string[] | null,
+  ): Promise<AuthorizationLink> {
     if (input.redirect_url !== undefined)
       await this.redirects.check(environmentId, 'redirect_url', input.redirect_url);
     if (input.user_verify_url !== undefined)
       await this.redirects.check(environmentId, 'user_verify_url', input.user_verify_url);
-    const connection = await this.deps.connections.get(environmentId, input.connection_name);
+    const connection = await this.deps.connections.get(environmentId, input.connection_name, within);
     const { db } = this.deps;
     return db.transaction(async (tx) => {
       const account = await upsertPendingAccount(tx, environmentId, connection.id, input.identifier);

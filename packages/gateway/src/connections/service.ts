@@ -25,6 +25,7 @@ import type {
   ListConnectionsQuery,
   UpdateConnectionBody,
 } from './schemas.js';
+import { unknownConnection } from './unknown-connection.js';
 
 export interface ConnectionsDeps {
   db: Database;
@@ -188,12 +189,19 @@ export class ConnectionService {
     return row;
   }
 
-  async get(environmentId: string, name: string): Promise<ConnectionRow> {
+  /**
+   * The connection named `name`. `within`: the connections the caller may reach (auth/access.ts's
+   * listFilter), among which a miss suggests the one meant; without it, a miss suggests nothing.
+   */
+  async get(environmentId: string, name: string, within?: readonly string[] | null): Promise<ConnectionRow> {
     const row = await findConnectionByName(this.deps.db, environmentId, name);
     if (!row) {
-      throw new Problem(
-        'connection_not_found',
-        `No connection is named "${name}"; list them with GET /api/v1/connections or create one with POST /api/v1/connections.`,
+      throw await unknownConnection(
+        this.deps.db,
+        environmentId,
+        name,
+        within,
+        'list them with GET /api/v1/connections or create one with POST /api/v1/connections.',
       );
     }
     return row;

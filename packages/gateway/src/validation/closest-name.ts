@@ -4,10 +4,10 @@
  */
 export function closestName(name: string, known: string[]): string | undefined {
   let best: string | undefined;
-  const wanted = plain(name);
+  const wanted = plainName(name);
   let bestDistance = Math.max(2, Math.floor(wanted.length / 3)) + 1;
   for (const candidate of known) {
-    const d = editDistance(wanted, plain(candidate));
+    const d = editDistance(wanted, plainName(candidate));
     if (d < bestDistance) {
       best = candidate;
       bestDistance = d;
@@ -16,7 +16,8 @@ export function closestName(name: string, known: string[]): string | undefined {
   return best;
 }
 
-function plain(name: string): string {
+/** A name as a person means it: case and separators do not count. */
+export function plainName(name: string): string {
   return name.toLowerCase().replace(/[-_\s.]/g, '');
 }
 

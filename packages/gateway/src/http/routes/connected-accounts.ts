@@ -32,6 +32,7 @@ export async function connectedAccountRoutes(
     const link = await authorization.createLink(
       req.principal.environmentId,
       req.body as AuthorizationLinkBody,
+      listFilter(grantOf(req)),
     );
     return reply.code(201).header('cache-control', 'no-store').send(link);
   });

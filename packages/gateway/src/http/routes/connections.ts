@@ -35,7 +35,14 @@ export async function connectionRoutes(
   app.get<{ Params: { name: string } }>(
     '/connections/:name',
     { schema: { params: nameParams } },
-    async (req) => connections.view(await connections.get(req.principal.environmentId, req.params.name)),
+    async (req) =>
+      connections.view(
+        await connections.get(
+          req.principal.environmentId,
+          req.params.name,
+          listFilter(grantOfPrincipal(req.principal, opts.grants)),
+        ),
+      ),
   );
 
   app.patch<{ Params: { name: string } }>(
