@@ -69,6 +69,11 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
              [--format json_schema|openai|anthropic|mcp]
   tools search "<task in words>" [--limit N] [--provider P] [--connection C] [--tags a,b]
                [--read-only true|false]   the tools that fit the task best, best first
+               (tools list and tools search take --toolset T too)
+  toolsets list | get <name> | delete <name>
+  toolsets create --name N [--tools a,b] [--patterns 'github_issues_*'] [--providers a,b]
+                  [--connections a,b] [--tags a,b] [--description D] [--mcp-mode full|search]
+  toolsets update <name> [same flags; an empty value clears one]
   tools get <name> [--format F]
   tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
   executions list [--tool T] [--identifier I] [--status success|error]
@@ -215,6 +220,10 @@ async function main(argv: string[]): Promise<number> {
       connections: { type: 'string' },
       tools: { type: 'string' },
       tags: { type: 'string' },
+      toolset: { type: 'string' },
+      patterns: { type: 'string' },
+      providers: { type: 'string' },
+      'mcp-mode': { type: 'string' },
       'read-only': { type: 'string' },
       limit: { type: 'string' },
       'expires-in': { type: 'string' },

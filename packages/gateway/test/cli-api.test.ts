@@ -165,6 +165,45 @@ describe.each(BACKENDS)('CLI commands through the HTTP API ($name)', (backend) =
     expect(badTag.status).not.toBe(0);
     expect(badTag.stderr).toMatch(/invalid_input.*tags are:/s);
 
+    const made = await cli([
+      'toolsets',
+      'create',
+      '--name',
+      'cli-notes',
+      '--providers',
+      'notion',
+      '--tags',
+      'read-only',
+      '--mcp-mode',
+      'search',
+    ]);
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/^mcp_url:\s+http.*\/mcp\/t\/cli-notes$/m);
+    const sets = await cli(['toolsets', 'list']);
+    expect(sets.stdout.split('\n')[0]).toMatch(
+      /^NAME\s+TOOLS\s+PATTERNS\s+PROVIDERS\s+CONNECTIONS\s+TAGS\s+MCP\s+MCP URL$/,
+    );
+    expect(sets.stdout).toMatch(/^cli-notes\s+notion\s+read-only\s+search\s+http/m);
+    const within = await cli(['tools', 'list', '--toolset', 'cli-notes']);
+    expect(within.stdout).toMatch(/^notes_user_list\s+/m);
+    expect(within.stdout).not.toMatch(/^notes_page_create\s+/m);
+    const updated = await cli([
+      'toolsets',
+      'update',
+      'cli-notes',
+      '--tags',
+      '',
+      '--tools',
+      'calendar_list_events',
+      '--json',
+    ]);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'cli-notes', tools: ['calendar_list_events'] });
+    expect(JSON.parse(updated.stdout)).not.toHaveProperty('tags');
+    expect((await cli(['toolsets', 'update', 'cli-notes'])).status).toBe(2);
+    expect((await cli(['toolsets', 'delete', 'cli-notes'])).stdout).toBe('deleted\n');
+    const gone = await cli(['toolsets', 'get', 'cli-notes']);
+    expect(gone.stderr).toMatch(/^error \(toolset_not_found\)/);
+
     const inline = await cli('tools run notes_user_list --identifier user_42 --input {"page_size":1}');
     expect(inline.status, inline.stderr).toBe(0);
     expect((JSON.parse(inline.stdout) as { results: unknown[] }).results).toHaveLength(1);

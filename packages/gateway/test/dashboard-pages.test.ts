@@ -151,6 +151,7 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
       [`/accounts/${accountId}`, `Account ${IDENTIFIER}`, 'account'],
       ['/tools', 'Tools', 'tools-all'],
       ['/tools/calendar_create_event', 'calendar_create_event', 'tool'],
+      ['/toolsets', 'Toolsets', 'toolsets'],
       ['/executions', 'Executions', 'executions-list'],
       [`/executions/${failedExecution}`, `Execution ${failedExecution}`, 'execution-failed'],
       ['/events', 'Events', 'events-list'],
@@ -235,6 +236,40 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
     expect(names.slice(0, 3)).toContain('calendar_create_event');
     expect(await page.locator('.tool-list li').first().locator('.tag').allTextContents()).toContain('writes');
     expect(page.url()).toContain('read_only=false');
+  });
+
+  it('creates a toolset, lists the tools within it, and deletes it', async () => {
+    await page.setViewportSize(DESKTOP);
+    await go('/toolsets', 'Toolsets');
+    await page.getByLabel('Name', { exact: true }).fill('calendar-readers');
+    await page.getByLabel('Providers').fill('google_calendar');
+    await page.getByLabel('Tags').fill('read-only');
+    await page.getByRole('button', { name: 'Create toolset' }).click();
+    const row = page.locator('#toolsets-table tbody tr', { hasText: 'calendar-readers' });
+    await row.waitFor();
+    expect(await row.locator('.mcp-url').textContent()).toBe(`${t.url}/mcp/t/calendar-readers`);
+    // A mistake is shown next to the form, naming the field.
+    await page.getByLabel('Name', { exact: true }).fill('typos');
+    await page.getByLabel('Tools', { exact: true }).fill('calendar_list_event');
+    await page.getByRole('button', { name: 'Create toolset' }).click();
+    await expect
+      .poll(() => page.locator('#toolset-form .form-error').textContent())
+      .toMatch(/did you mean "calendar_list_events"/);
+
+    await row.getByRole('link', { name: 'calendar-readers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Tools' }).waitFor();
+    await expect
+      .poll(async () => (await page.locator('.tool-list li code').allTextContents()).sort())
+      .toEqual(['calendar_get_event_by_id', 'calendar_list_calendars', 'calendar_list_events']);
+    expect(await page.getByLabel('Toolset').inputValue()).toBe('calendar-readers');
+
+    await go('/toolsets', 'Toolsets');
+    await page
+      .locator('#toolsets-table tbody tr', { hasText: 'calendar-readers' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete toolset' }).click();
+    await expect.poll(() => page.locator('#toolsets-table').textContent()).toMatch(/Nothing yet/);
   });
 
   it('keeps the key columns of the accounts and executions tables at 390 px', async () => {
@@ -437,6 +472,7 @@ describe.runIf(available)('every dashboard page, at desktop and phone width', ()
       ['/clients', 'Gateway clients'],
       ['/tokens', 'Tokens'],
       ['/policies', 'Policies'],
+      ['/toolsets', 'Toolsets'],
       [`/accounts?connection_name=${connection}`, 'Connected accounts'],
       ['/tools/calendar_create_event', 'calendar_create_event'],
     ] as const) {

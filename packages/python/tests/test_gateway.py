@@ -195,6 +195,22 @@ def test_tools_search_ranks_by_task_with_filters_and_pages(client):
     assert "tags are:" in refused.value.problem["detail"]
 
 
+def test_toolsets_crud_and_listings_within_one(client):
+    name = f"py-set-{uuid.uuid4().hex[:6]}"
+    made = client.toolsets.create(name, providers=["notion"], tags=["read-only"])
+    assert made["mcp_url"].endswith(f"/mcp/t/{name}") and made["mcp_mode"] == "full"
+    assert name in [t["name"] for t in client.toolsets.list()]
+    inside = client.tools.list(toolset=name)
+    assert inside and all(t["provider"] == "notion" and t["annotations"]["read_only"] for t in inside)
+    found = client.tools.search("create a page", toolset=name).first_page().data
+    assert "notes_page_create" not in [t["name"] for t in found]
+    changed = client.toolsets.update(name, tags=None, tools=["notes_user_list"])
+    assert "tags" not in changed and changed["tools"] == ["notes_user_list"]
+    client.toolsets.delete(name)
+    with pytest.raises(portico.ToolsetNotFoundError):
+        client.toolsets.get(name)
+
+
 def test_async_tools_search(gateway_env):
     async def main():
         listing = AsyncPortico().tools.search("create a spreadsheet", page_size=5)

@@ -16,6 +16,7 @@ import { Approvals, Policies } from './resources/guardrails.js';
 import { McpTokens } from './resources/mcp-tokens.js';
 import { Providers } from './resources/providers.js';
 import { type ExecuteToolInput, type ExecuteToolResult, Tools } from './resources/tools.js';
+import { Toolsets } from './resources/toolsets.js';
 import { Triggers } from './resources/triggers.js';
 import { Events, Webhooks } from './resources/webhooks.js';
 import type { AuthorizationLinkResult } from './types.js';
@@ -71,6 +72,8 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** A client of one Portico gateway: the specification's operations and the API's resources. */
 export class Portico {
   readonly envUrl: string;
+  /** Named sets of tools, each with an MCP URL of its own. */
+  readonly toolsets: Toolsets;
   readonly connections: Connections;
   readonly providers: Providers;
   readonly connectedAccounts: ConnectedAccounts;
@@ -120,6 +123,7 @@ export class Portico {
       maxRetryDelayMs: options.maxRetryDelayMs ?? 10_000,
     });
     this.connections = new Connections(this.transport);
+    this.toolsets = new Toolsets(this.transport);
     this.providers = new Providers(this.transport);
     this.connectedAccounts = new ConnectedAccounts(this.transport);
     this.tools = new Tools(this.transport, this.connectedAccounts, this.connections, this.providers);

@@ -28,6 +28,7 @@ export type {
   SearchToolsOptions,
   ToolFilters,
 } from './resources/tools.js';
+export type { Toolset, ToolsetChange, ToolsetInput, ToolsetSelectors } from './resources/toolsets.js';
 export type {
   CreateTriggerInput,
   ListTriggersOptions,

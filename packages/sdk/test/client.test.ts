@@ -6,6 +6,7 @@ import { BACKENDS } from '../../gateway/test/helpers/backends.js';
 import { openLink, sandboxAccount } from '../../gateway/test/helpers/flow.js';
 import { startTestGateway, type TestGateway } from '../../gateway/test/helpers/gateway.js';
 import { emulatorControl } from '../../gateway/test/helpers/tools.js';
+import { anthropic } from '../src/adapters/anthropic.js';
 import * as sdk from '../src/index.js';
 import {
   AccountNotActiveError,
@@ -295,6 +296,43 @@ describe.each(BACKENDS)('the SDK against a gateway on $name', (backend) => {
       const bad = await failure<InvalidInputError>(portico.tools.search('mail', { tags: ['nope'] }));
       expect(bad).toBeInstanceOf(InvalidInputError);
       expect(bad.detail).toMatch(/tags are: /);
+    });
+
+    it('manages toolsets, and lists, searches and builds tool sets within one', async () => {
+      const created = await portico.toolsets.create({
+        name: 'sdk-notes-readers',
+        providers: ['notion'],
+        tags: ['read-only'],
+        mcpMode: 'search',
+      });
+      expect(created).toMatchObject({ name: 'sdk-notes-readers', mcpMode: 'search' });
+      expect(created.mcpUrl).toMatch(/\/mcp\/t\/sdk-notes-readers$/);
+      await expect(
+        portico.toolsets.create({ name: 'sdk-notes-readers', tools: ['notes_user_list'] }),
+      ).rejects.toBeInstanceOf(sdk.ToolsetExistsError);
+      expect((await portico.toolsets.list().toArray()).map((t) => t.name)).toContain('sdk-notes-readers');
+      const inside = await portico.tools.list({ toolset: 'sdk-notes-readers' });
+      expect(inside.length).toBeGreaterThan(2);
+      expect(inside.every((t) => t.provider === 'notion' && t.annotations.readOnly)).toBe(true);
+      const found = await portico.tools.search('create a page', { toolset: 'sdk-notes-readers' });
+      expect(found.data.map((t) => t.name)).not.toContain('notes_page_create');
+      const changed = await portico.toolsets.update('sdk-notes-readers', {
+        tags: null,
+        tools: ['notes_user_list'],
+      });
+      expect(changed.tags).toBeUndefined();
+      const { definitions } = await portico.tools.for(anthropic, {
+        identifier: user,
+        toolset: 'sdk-notes-readers',
+      });
+      expect(definitions.some((d) => d.name === 'notes_page_create')).toBe(true);
+      expect(definitions.every((d) => d.name.startsWith('notes_') || d.name === 'portico_authorize')).toBe(
+        true,
+      );
+      await portico.toolsets.delete('sdk-notes-readers');
+      await expect(portico.toolsets.get('sdk-notes-readers')).rejects.toBeInstanceOf(
+        sdk.ToolsetNotFoundError,
+      );
     });
 
     it('executes a tool and reads its execution record', async () => {

@@ -14,6 +14,7 @@ import * as providers from './providers.js';
 import * as settings from './settings.js';
 import * as tokens from './tokens.js';
 import * as tools from './tools.js';
+import * as toolsets from './toolsets.js';
 import * as triggers from './triggers.js';
 import * as webhooks from './webhooks.js';
 
@@ -23,6 +24,7 @@ export const PAGES = [
   providers,
   accounts,
   tools,
+  toolsets,
   executions,
   events,
   webhooks,

@@ -11,9 +11,19 @@ export async function toolsPage(params) {
   const q = (params.get('q') ?? '').trim();
   const provider = params.get('provider') ?? '';
   const readOnly = params.get('read_only') ?? '';
+  const toolset = params.get('toolset') ?? '';
   // With words, the gateway's tool search ranks the whole catalog by how well each tool fits them.
-  const query = { provider, read_only: readOnly, ...(q ? { query: q, page_size: SEARCH_PAGE_SIZE } : {}) };
-  const [tools, all] = await Promise.all([api('/tools', { query }), providerList()]);
+  const query = {
+    provider,
+    read_only: readOnly,
+    toolset,
+    ...(q ? { query: q, page_size: SEARCH_PAGE_SIZE } : {}),
+  };
+  const [tools, all, sets] = await Promise.all([
+    api('/tools', { query }),
+    providerList(),
+    api('/toolsets', { query: { page_size: 100 } }),
+  ]);
   const search = h(
     'form',
     { class: 'card filters', role: 'search' },
@@ -44,6 +54,15 @@ export async function toolsPage(params) {
         h('option', { value: '' }, 'Reads or writes'),
         h('option', { value: 'true', selected: readOnly === 'true' }, 'Reads only'),
         h('option', { value: 'false', selected: readOnly === 'false' }, 'Writes'),
+      ),
+    ),
+    field(
+      'Toolset',
+      h(
+        'select',
+        { id: 'tool-toolset', name: 'toolset' },
+        h('option', { value: '' }, 'The whole catalog'),
+        sets.data.map((s) => h('option', { value: s.name, selected: s.name === toolset }, s.name)),
       ),
     ),
     h('button', { type: 'submit' }, 'Search'),

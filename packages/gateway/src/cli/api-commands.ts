@@ -20,6 +20,9 @@ import {
   type ToolDefinition,
   type ToolFilters,
   type ToolMatch,
+  type Toolset,
+  type ToolsetChange,
+  type ToolsetSelectors,
   type Trigger,
   type TriggerType,
   type Webhook,
@@ -45,6 +48,7 @@ export const API_COMMANDS = new Set([
   'audit',
   'policies',
   'approvals',
+  'toolsets',
 ]);
 
 export interface ApiArgs {
@@ -125,6 +129,45 @@ const MATCH_COLUMNS: Column<ToolMatch>[] = [
   ...TOOL_COLUMNS.slice(1),
 ];
 
+const TOOLSET_COLUMNS: Column<Toolset>[] = [
+  { header: 'NAME', value: (t) => t.name },
+  { header: 'TOOLS', value: (t) => t.tools ?? '', max: 30 },
+  { header: 'PATTERNS', value: (t) => t.patterns ?? '', max: 24 },
+  { header: 'PROVIDERS', value: (t) => t.providers ?? '', max: 24 },
+  { header: 'CONNECTIONS', value: (t) => t.connections ?? '', max: 24 },
+  { header: 'TAGS', value: (t) => t.tags ?? '', max: 24 },
+  { header: 'MCP', value: (t) => t.mcpMode },
+  { header: 'MCP URL', value: (t) => t.mcpUrl },
+];
+
+/**
+ * A toolset's selectors from --tools, --patterns, --providers, --connections, --tags (comma
+ * separated), --description and --mcp-mode; in an update an empty value clears the field.
+ */
+function toolsetSelectors(values: ApiArgs['values'], update: boolean): ToolsetChange {
+  const out: Record<string, unknown> = {};
+  for (const [flag, key] of [
+    ['tools', 'tools'],
+    ['patterns', 'patterns'],
+    ['providers', 'providers'],
+    ['connections', 'connections'],
+    ['tags', 'tags'],
+  ] as const) {
+    const raw = str(values, flag);
+    if (raw === undefined) continue;
+    const items = list(values, flag) ?? [];
+    out[key] = items.length ? items : update ? null : undefined;
+  }
+  const description = str(values, 'description');
+  if (description !== undefined) out.description = description === '' && update ? null : description;
+  const mode = str(values, 'mcp-mode');
+  if (mode !== undefined) {
+    if (mode !== 'full' && mode !== 'search') throw new UsageError('--mcp-mode takes full or search');
+    out.mcpMode = mode;
+  }
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as ToolsetChange;
+}
+
 /** --provider, --connection, --tags a,b and --read-only true|false of the tool listings. */
 function toolFilters(values: ApiArgs['values']): ToolFilters {
   const readOnly = str(values, 'read-only');
@@ -134,7 +177,9 @@ function toolFilters(values: ApiArgs['values']): ToolFilters {
   const provider = str(values, 'provider') as ProviderKey | undefined;
   const connection = str(values, 'connection');
   const tags = list(values, 'tags');
+  const toolset = str(values, 'toolset');
   return {
+    ...(toolset ? { toolset } : {}),
     ...(provider ? { provider } : {}),
     ...(connection ? { connection } : {}),
     ...(tags ? { tags } : {}),
@@ -773,6 +818,34 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
       }
       return 0;
     }
+    case 'toolsets list':
+      show(await portico.toolsets.list({ pageSize: 100 }).toArray(), TOOLSET_COLUMNS);
+      return 0;
+    case 'toolsets get':
+      showOne(await portico.toolsets.get(needArg(args[0], 'toolsets get needs a toolset name')));
+      return 0;
+    case 'toolsets create': {
+      const name = needArg(str(values, 'name') ?? args[0], 'toolsets create needs --name N');
+      showOne(
+        await portico.toolsets.create({ name, ...(toolsetSelectors(values, false) as ToolsetSelectors) }),
+      );
+      return 0;
+    }
+    case 'toolsets update': {
+      const name = needArg(args[0], 'toolsets update needs a toolset name');
+      const change = toolsetSelectors(values, true);
+      if (!Object.keys(change).length) {
+        throw new UsageError(
+          'toolsets update needs a change: --tools, --patterns, --providers, --connections, --tags, --description or --mcp-mode',
+        );
+      }
+      showOne(await portico.toolsets.update(name, change));
+      return 0;
+    }
+    case 'toolsets delete':
+      await portico.toolsets.delete(needArg(args[0], 'toolsets delete needs a toolset name'));
+      process.stdout.write('deleted\n');
+      return 0;
     case 'policies list':
       show(await portico.policies.list(), POLICY_COLUMNS);
       return 0;

@@ -128,13 +128,18 @@ class ToolResult:
 
 
 def _tool_filters(
-    provider: Optional[str], connection: Optional[str], read_only: Optional[bool], tags: Optional[List[str]]
+    provider: Optional[str],
+    connection: Optional[str],
+    read_only: Optional[bool],
+    tags: Optional[List[str]],
+    toolset: Optional[str] = None,
 ) -> Dict[str, Any]:
     return {
         "provider": provider,
         "connection": connection,
         "read_only": read_only,
         "tags": tags,
+        "toolset": toolset,
     }
 
 
@@ -147,10 +152,11 @@ class Tools(_Resource):
         connection: Optional[str] = None,
         read_only: Optional[bool] = None,
         tags: Optional[List[str]] = None,
+        toolset: Optional[str] = None,
     ) -> List[Json]:
         """The catalog (every tool the filters keep) in one of the formats the gateway serves:
         json_schema, openai, anthropic, mcp. ``tags``: tools with every one of them."""
-        query = {**_tool_filters(provider, connection, read_only, tags), "format": format}
+        query = {**_tool_filters(provider, connection, read_only, tags, toolset), "format": format}
         return list(self._t.obj("GET", "/api/v1/tools", query=query)["data"])
 
     def search(
@@ -161,6 +167,7 @@ class Tools(_Resource):
         connection: Optional[str] = None,
         read_only: Optional[bool] = None,
         tags: Optional[List[str]] = None,
+        toolset: Optional[str] = None,
         page_size: Optional[int] = None,
     ) -> PageList[Json]:
         """The tools that fit a task described in plain words, best first, each with its ``score``
@@ -168,7 +175,7 @@ class Tools(_Resource):
         Iterate it for every match, page after page (20 a page unless ``page_size`` says otherwise)."""
         return self._list(
             "/api/v1/tools",
-            {"query": query, "page_size": page_size, **_tool_filters(provider, connection, read_only, tags)},
+            {"query": query, "page_size": page_size, **_tool_filters(provider, connection, read_only, tags, toolset)},
         )
 
     def get(self, name: str, *, format: str = "json_schema") -> Json:
@@ -254,6 +261,27 @@ class McpTokens(_Resource):
 
     def revoke(self, token_id: str) -> None:
         self._t.send("DELETE", f"/api/v1/mcp/tokens/{segment(token_id)}").close()
+
+
+class Toolsets(_Resource):
+    """Named sets of tools (by ``tools``, ``patterns``, ``providers``, ``connections``, narrowed by
+    ``tags``), which ``tools.list``/``tools.search`` take as ``toolset=``; each has an ``mcp_url``."""
+
+    def create(self, name: str, **selectors: Any) -> Json:
+        return self._t.obj("POST", "/api/v1/toolsets", json_body=_drop_none({"name": name, **selectors}))
+
+    def list(self, *, page_size: Optional[int] = None) -> PageList[Json]:
+        return self._list("/api/v1/toolsets", {"page_size": page_size})
+
+    def get(self, name: str) -> Json:
+        return self._t.obj("GET", f"/api/v1/toolsets/{segment(name)}")
+
+    def update(self, name: str, **changes: Any) -> Json:
+        """The fields given replace the toolset's; ``None`` clears one."""
+        return self._t.obj("PATCH", f"/api/v1/toolsets/{segment(name)}", json_body=changes)
+
+    def delete(self, name: str) -> None:
+        self._t.send("DELETE", f"/api/v1/toolsets/{segment(name)}").close()
 
 
 class Webhooks(_Resource):

@@ -128,6 +128,7 @@ class AsyncPortico:
         self.connections: Any = _AsyncResource(self.sync.connections)
         self.connected_accounts: Any = _AsyncResource(self.sync.connected_accounts)
         self.tools: Any = _AsyncResource(self.sync.tools)
+        self.toolsets: Any = _AsyncResource(self.sync.toolsets)
         self.executions: Any = _AsyncResource(self.sync.executions)
         self.mcp_tokens: Any = _AsyncResource(self.sync.mcp_tokens)
         self.webhooks: Any = _AsyncResource(self.sync.webhooks)

@@ -14,6 +14,7 @@ from ._resources import (
     McpTokens,
     ToolResult,
     Tools,
+    Toolsets,
     Triggers,
     Webhooks,
 )
@@ -61,6 +62,7 @@ class Portico:
         self.connections = Connections(self._transport)
         self.connected_accounts = ConnectedAccounts(self._transport)
         self.tools = Tools(self._transport)
+        self.toolsets = Toolsets(self._transport)
         self.executions = Executions(self._transport)
         self.mcp_tokens = McpTokens(self._transport)
         self.webhooks = Webhooks(self._transport)

@@ -80,6 +80,8 @@ export interface ToolFilters {
   readOnly?: boolean;
   /** Tools with every one of these tags (see `ToolDefinition.tags`). */
   tags?: string[];
+  /** Only this toolset's tools (`portico.toolsets`). */
+  toolset?: string;
 }
 
 export interface SearchToolsOptions extends ToolFilters {
@@ -93,6 +95,7 @@ function filterQuery(options: ToolFilters): Record<string, string | boolean | re
     connection: options.connection,
     read_only: options.readOnly,
     tags: options.tags,
+    toolset: options.toolset,
   };
 }
 
@@ -204,7 +207,7 @@ export class Tools {
     const needsAccounts = options.connectedOnly !== false || offerAuthorize;
     const directory = new Directory(this.connections, this.providers);
     const [catalog, active] = await Promise.all([
-      this.list(),
+      this.list(options.toolset ? { toolset: options.toolset } : {}),
       needsAccounts ? this.activeAccounts(options.identifier) : Promise.resolve([]),
       // Fetched alongside when they will be needed anyway.
       ...(offerAuthorize || options.includeUnauthorized ? [directory.connections(), directory.names()] : []),

@@ -46,6 +46,8 @@ export interface ToolsForOptions {
   providers?: string[];
   /** Only these tools. */
   tools?: string[];
+  /** Only this toolset's tools (`portico.toolsets`); the other options narrow it further. */
+  toolset?: string;
   /**
    * Only tools whose provider has an ACTIVE account for the identifier (default true); false
    * offers every tool of the catalog, and a call without an account answers the problem to the model.
