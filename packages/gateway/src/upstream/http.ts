@@ -122,13 +122,34 @@ export class UpstreamHttp {
 
   /** The pooled agent, made at the first request (see ./undici.ts). */
   private loadAgent(): Promise<Agent> {
+    this.agentLoading ??= this.makeAgent(128).then((agent) => {
+      this.agent = agent;
+      return agent;
+    });
+    return this.agentLoading;
+  }
+
+  private oauthAgentLoading: Promise<Agent> | undefined;
+
+  /**
+   * A pool of its own, guarded the same way, for token, revocation and user-info requests: a
+   * token endpoint that hangs holds only these sockets, never the ones API calls wait for, and
+   * with no bound per origin (as global fetch has none), so one provider's hanging refreshes do
+   * not queue another's on a shared host.
+   */
+  private loadOAuthAgent(): Promise<Agent> {
+    this.oauthAgentLoading ??= this.makeAgent(undefined);
+    return this.oauthAgentLoading;
+  }
+
+  private makeAgent(connections: number | undefined): Promise<Agent> {
     const options = this.options;
-    this.agentLoading ??= loadUndici().then(({ Agent, buildConnector }) => {
+    return loadUndici().then(({ Agent, buildConnector }) => {
       const connect = buildConnector({
         timeout: options.connectTimeoutMs,
         ...(options.privateHostAllowed ? { lookup: guardedLookup(options.privateHostAllowed) as never } : {}),
       });
-      this.agent = new Agent({
+      return new Agent({
         // Every socket reads a provider's early answer even when the rest of an upload fails to go out.
         connect: (target, callback) =>
           connect(target, (...args) => {
@@ -139,17 +160,15 @@ export class UpstreamHttp {
         bodyTimeout: options.idleTimeoutMs,
         keepAliveTimeout: 30_000,
         keepAliveMaxTimeout: 120_000,
-        connections: 128,
+        ...(connections ? { connections } : {}),
         pipelining: 1,
       });
-      return this.agent;
     });
-    return this.agentLoading;
   }
 
   /** fetch through the pooled agent (see OutboundFetch); redirects are answered, not followed. */
   readonly fetch: OutboundFetch = async (url, init) => {
-    const [{ fetch }, agent] = await Promise.all([loadUndici(), this.loadAgent()]);
+    const [{ fetch }, agent] = await Promise.all([loadUndici(), this.loadOAuthAgent()]);
     return fetch(url, { redirect: 'manual', ...init, dispatcher: agent } as never) as unknown as Response;
   };
 
