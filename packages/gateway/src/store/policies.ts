@@ -1,54 +1,17 @@
 import type { Queryable } from './db.js';
+import { type NamedDefinitionRow, namedDefinitions } from './named-definitions.js';
 
-export interface PolicyRow {
-  id: string;
-  environment_id: string;
-  name: string;
-  /** The policy as the API took it (guardrails/policy.ts), validated before it is stored. */
-  definition: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A policy as the API took it (guardrails/policy.ts). */
+export type PolicyRow = NamedDefinitionRow;
 
-export async function insertPolicy(
-  db: Queryable,
-  row: Pick<PolicyRow, 'id' | 'environment_id' | 'name' | 'definition'>,
-): Promise<PolicyRow | undefined> {
-  const rows = await db.query<PolicyRow>(
-    `INSERT INTO policies (id, environment_id, name, definition) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (environment_id, name) DO NOTHING RETURNING *`,
-    [row.id, row.environment_id, row.name, JSON.stringify(row.definition)],
-  );
-  return rows[0];
-}
-
-export async function replacePolicy(
-  db: Queryable,
-  environmentId: string,
-  name: string,
-  definition: Record<string, unknown>,
-): Promise<PolicyRow | undefined> {
-  const rows = await db.query<PolicyRow>(
-    `UPDATE policies SET definition = $3, updated_at = now()
-     WHERE environment_id = $1 AND name = $2 RETURNING *`,
-    [environmentId, name, JSON.stringify(definition)],
-  );
-  return rows[0];
-}
-
-export async function deletePolicy(db: Queryable, environmentId: string, name: string): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    'DELETE FROM policies WHERE environment_id = $1 AND name = $2 RETURNING id',
-    [environmentId, name],
-  );
-  return rows.length > 0;
-}
+const policies = namedDefinitions('policies');
+export const insertPolicy = policies.insert;
+export const replacePolicy = policies.replace;
+export const deletePolicy = policies.delete;
 
 /** Every policy of an environment, by name (an environment holds tens, not thousands). */
-export async function listPolicies(db: Queryable, environmentId: string): Promise<PolicyRow[]> {
-  return db.query<PolicyRow>('SELECT * FROM policies WHERE environment_id = $1 ORDER BY name LIMIT 1000', [
-    environmentId,
-  ]);
+export function listPolicies(db: Queryable, environmentId: string): Promise<PolicyRow[]> {
+  return policies.list(db, environmentId, { limit: 1000 });
 }
 
 /**
