@@ -35,6 +35,49 @@ interface ToolUse {
   input: unknown;
 }
 
+type ToolUseMessage = { content: ReadonlyArray<{ type: string }> };
+
+/**
+ * A tool_result block for each of the message's tool_use blocks that names one of these tools, in
+ * order; `intercept` answers a block itself (the search tool) or leaves it to the gateway.
+ */
+async function toolResults(
+  message: ToolUseMessage,
+  names: ReadonlySet<string>,
+  context: ToolContext,
+  intercept?: (use: ToolUse) => Promise<ToolResultBlockParam> | undefined,
+): Promise<ToolResultBlockParam[]> {
+  const out: ToolResultBlockParam[] = [];
+  for (const block of message.content) {
+    if (block.type !== 'tool_use') continue;
+    const use = block as ToolUse;
+    const answered = intercept?.(use);
+    if (answered) {
+      out.push(await answered);
+      continue;
+    }
+    if (!names.has(use.name)) continue;
+    const outcome = await context.run(use.name, use.input);
+    out.push({
+      type: 'tool_result',
+      tool_use_id: use.id,
+      content: outcome.text,
+      ...(outcome.ok ? {} : { is_error: true }),
+    });
+  }
+  return out;
+}
+
+/** The user turn that carries the results back to the model, or nothing when there are none. */
+function userTurn(
+  results: (message: ToolUseMessage) => Promise<ToolResultBlockParam[]>,
+): (message: ToolUseMessage) => Promise<MessageParam[]> {
+  return async (message) => {
+    const content = await results(message);
+    return content.length ? [{ role: 'user', content }] : [];
+  };
+}
+
 export const anthropic: ToolFramework<AnthropicTools> = {
   name: 'anthropic',
   build(tools, context: ToolContext) {
@@ -48,30 +91,8 @@ export const anthropic: ToolFramework<AnthropicTools> = {
         input_schema: tool.inputSchema as Tool.InputSchema,
       };
     });
-    const results: AnthropicTools['results'] = async (message) => {
-      const out: ToolResultBlockParam[] = [];
-      for (const block of message.content) {
-        if (block.type !== 'tool_use') continue;
-        const use = block as ToolUse;
-        if (!names.has(use.name)) continue;
-        const outcome = await context.run(use.name, use.input);
-        out.push({
-          type: 'tool_result',
-          tool_use_id: use.id,
-          content: outcome.text,
-          ...(outcome.ok ? {} : { is_error: true }),
-        });
-      }
-      return out;
-    };
-    return {
-      definitions,
-      results,
-      async run(message) {
-        const content = await results(message);
-        return content.length ? [{ role: 'user', content }] : [];
-      },
-    };
+    const results: AnthropicTools['results'] = (message) => toolResults(message, names, context);
+    return { definitions, results, run: userTurn(results) };
   },
 };
 
@@ -130,34 +151,13 @@ export function anthropicToolSearch(
               input_schema: searchToolsDefinition.inputSchema as Tool.InputSchema,
             }
           : { ...ANTHROPIC_SEARCH[search] };
-      const results: AnthropicDeferredTools['results'] = async (message) => {
-        const out: ToolResultBlockParam[] = [];
-        for (const block of message.content) {
-          if (block.type !== 'tool_use') continue;
-          const use = block as ToolUse;
-          if (search === 'portico' && use.name === SEARCH_TOOLS_TOOL) {
-            out.push(await referenceResult(use, context));
-            continue;
-          }
-          if (!names.has(use.name)) continue;
-          const outcome = await context.run(use.name, use.input);
-          out.push({
-            type: 'tool_result',
-            tool_use_id: use.id,
-            content: outcome.text,
-            ...(outcome.ok ? {} : { is_error: true }),
-          });
-        }
-        return out;
-      };
-      return {
-        definitions: [searcher, ...deferred],
-        results,
-        async run(message) {
-          const content = await results(message);
-          return content.length ? [{ role: 'user', content }] : [];
-        },
-      };
+      const intercept =
+        search === 'portico'
+          ? (use: ToolUse) => (use.name === SEARCH_TOOLS_TOOL ? referenceResult(use, context) : undefined)
+          : undefined;
+      const results: AnthropicDeferredTools['results'] = (message) =>
+        toolResults(message, names, context, intercept);
+      return { definitions: [searcher, ...deferred], results, run: userTurn(results) };
     },
   };
 }
