@@ -4,6 +4,7 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
+  type ListToolsResult,
   RequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -50,17 +51,12 @@ export interface McpServerDeps {
 }
 
 /**
- * tools/call as the SDK routes it, with params left to the SDK's own check: registered with the
- * strict schema, a malformed call fails that schema's parse before the check and answers -32603
- * (internal error) instead of the -32602 (invalid params) the specification names.
+ * tools/call as the v1 SDK routes it, with params left to callToolParams: registered with the
+ * strict schema, a malformed call fails that schema's parse first and answers -32603 (internal
+ * error) instead of the -32602 (invalid params) the specification names.
  */
 const CallToolRoute = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
-/**
- * One end user's MCP server: the tools of the providers they have connected (within the scope's
- * connections and tools), each call run by the tool engine as that user. Built per HTTP request
- * (the transport is stateless), so a revoked token or a new account shows on the next request.
- */
 /** What one MCP URL serves besides the user: a toolset's tools only, and how it offers them. */
 export interface McpSession {
   /** Default: the toolset's mcp_mode, else full. */
@@ -76,31 +72,26 @@ export interface McpToolset {
   acceptKey: string;
 }
 
-export function createMcpServer(
+/**
+ * What one MCP server instance answers, whichever SDK (and so protocol era) carries it: the
+ * server's identity and instructions, tools/list and tools/call. Errors a handler throws are
+ * ProtocolErrors (code, message, data), which both SDKs answer as they are.
+ */
+export interface McpHandlers {
+  info: { name: string; version: string };
+  instructions: string;
+  listTools(cursor: string | undefined): Promise<ListToolsResult>;
+  callTool(params: unknown): Promise<CallToolResult>;
+}
+
+export function mcpHandlers(
   deps: McpServerDeps,
   scope: McpScope,
   requestId: string,
   session: McpSession = {},
-): Server {
+): McpHandlers {
   const searching = (session.mode ?? session.toolset?.mode ?? 'full') === 'search';
-  const server = new Server(
-    { name: 'portico', version: deps.version },
-    {
-      capabilities: { tools: { listChanged: true } },
-      instructions: `Tools act in third-party apps as the end user "${scope.identifier}".${searching ? ` Find the tool for a task with ${SEARCH_TOOLS_TOOL} (describe the task in words), then call it with ${CALL_TOOL_TOOL}.` : ''} If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
-    },
-  );
   const view = new ScopeView(deps, scope, session.toolset);
-
-  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
-    const own = [authorizeTool(await view.connections()), RUN_APPROVED];
-    // Portico's own tools first, so a client that reads only the first page can still connect accounts.
-    const all = searching
-      ? [...own, SEARCH_TOOLS, CALL_TOOL]
-      : [...own, ...(await view.offered()).map((t) => modelFacingTool(t))];
-    const { items, nextCursor } = page(all, request.params?.cursor, deps.pageSize ?? DEFAULT_PAGE_SIZE);
-    return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
-  });
 
   const run = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
     const caller = { id: `mcp:${scope.identifier}`, refuseNewAccount: newAccountRefusal(scope.grant) };
@@ -115,42 +106,95 @@ export function createMcpServer(
     };
   };
 
-  server.setRequestHandler(CallToolRoute, async (request): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = (request as unknown as { params: CallToolParams }).params;
-    const meta = name === SEARCH_TOOLS_TOOL || name === CALL_TOOL_TOOL;
-    if (meta && !searching) {
-      throw new ProtocolError(
-        ErrorCode.InvalidParams,
-        `Unknown tool: ${name}. It is offered in search mode (?mode=search); call tools/list for the tools this server offers.`,
-        { code: 'unknown_tool' },
-      );
-    }
-    if (!meta && name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) {
-      await deps.engine.prepare(scope.environmentId, name);
-      refuseUnknownTool(deps.engine, name, scope.environmentId);
-    }
-    try {
-      if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
-      if (name === SEARCH_TOOLS_TOOL) return await searchTools(deps, view, args);
-      if (name === CALL_TOOL_TOOL) {
-        const target = callInput(args);
-        // Through the call tool a name no tool has is the model's to correct, not a protocol error.
-        await deps.engine.prepare(scope.environmentId, target.name);
-        deps.engine.describe(target.name, 'json_schema', scope.environmentId);
-        return await run(target.name, target.arguments);
+  return {
+    info: { name: 'portico', version: deps.version },
+    instructions: `Tools act in third-party apps as the end user "${scope.identifier}".${searching ? ` Find the tool for a task with ${SEARCH_TOOLS_TOOL} (describe the task in words), then call it with ${CALL_TOOL_TOOL}.` : ''} If a tool answers account_not_found or account_not_active, call ${AUTHORIZE_TOOL} (or open the authorization_link in the error) and ask the user to open the link. If a tool answers approval_required, a person must approve the call first; once they have, call ${RUN_APPROVED_TOOL} with the approval_id and the tool's name.`,
+
+    async listTools(cursor) {
+      const own = [authorizeTool(await view.connections()), RUN_APPROVED];
+      // Portico's own tools first, so a client that reads only the first page can still connect accounts.
+      const all = searching
+        ? [...own, SEARCH_TOOLS, CALL_TOOL]
+        : [...own, ...(await view.offered()).map((t) => modelFacingTool(t))];
+      const { items, nextCursor } = page(all, cursor, deps.pageSize ?? DEFAULT_PAGE_SIZE);
+      return { tools: items, ...(nextCursor ? { nextCursor } : {}) };
+    },
+
+    async callTool(params) {
+      const { name, arguments: args = {} } = callToolParams(params);
+      const meta = name === SEARCH_TOOLS_TOOL || name === CALL_TOOL_TOOL;
+      if (meta && !searching) {
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Unknown tool: ${name}. It is offered in search mode (?mode=search); call tools/list for the tools this server offers.`,
+          { code: 'unknown_tool' },
+        );
       }
-      return await run(name, args);
-    } catch (error) {
-      // A failed tool is a result the model reads and corrects its call from, not a protocol error.
-      const problem =
-        error instanceof Problem
-          ? error
-          : new Problem('internal_error', 'The tool failed unexpectedly; try again.', { cause: error });
-      if (!(error instanceof Problem)) deps.logger.error({ err: error, tool: name }, 'MCP tool call failed');
-      return { isError: true, content: [{ type: 'text', text: problemText(problem, requestId) }] };
-    }
+      if (!meta && name !== AUTHORIZE_TOOL && name !== RUN_APPROVED_TOOL) {
+        await deps.engine.prepare(scope.environmentId, name);
+        refuseUnknownTool(deps.engine, name, scope.environmentId);
+      }
+      try {
+        if (name === AUTHORIZE_TOOL) return await authorize(deps, view, args);
+        if (name === SEARCH_TOOLS_TOOL) return await searchTools(deps, view, args);
+        if (name === CALL_TOOL_TOOL) {
+          const target = callInput(args);
+          // Through the call tool a name no tool has is the model's to correct, not a protocol error.
+          await deps.engine.prepare(scope.environmentId, target.name);
+          deps.engine.describe(target.name, 'json_schema', scope.environmentId);
+          return await run(target.name, target.arguments);
+        }
+        return await run(name, args);
+      } catch (error) {
+        // A failed tool is a result the model reads and corrects its call from, not a protocol error.
+        const problem =
+          error instanceof Problem
+            ? error
+            : new Problem('internal_error', 'The tool failed unexpectedly; try again.', { cause: error });
+        if (!(error instanceof Problem))
+          deps.logger.error({ err: error, tool: name }, 'MCP tool call failed');
+        return { isError: true, content: [{ type: 'text', text: problemText(problem, requestId) }] };
+      }
+    },
+  };
+}
+
+/**
+ * One end user's MCP server for the 2025-era revisions (2025-11-25 and older), on the v1 SDK: the
+ * tools of the providers they have connected (within the scope's connections and tools), each
+ * call run by the tool engine as that user. Built per HTTP request (the transport is stateless),
+ * so a revoked token or a new account shows on the next request.
+ */
+export function createMcpServer(
+  deps: McpServerDeps,
+  scope: McpScope,
+  requestId: string,
+  session: McpSession = {},
+): Server {
+  const handlers = mcpHandlers(deps, scope, requestId, session);
+  const server = new Server(handlers.info, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: handlers.instructions,
   });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => handlers.listTools(request.params?.cursor));
+  server.setRequestHandler(CallToolRoute, (request) => handlers.callTool(request.params));
   return server;
+}
+
+/**
+ * tools/call's params checked here rather than by an SDK, so both eras answer a malformed call
+ * alike: -32602 (invalid params), naming what to send.
+ */
+function callToolParams(params: unknown): CallToolParams {
+  const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof name !== 'string' || (args !== undefined && !isObject(args))) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      'Invalid params: tools/call takes {"name": "<a tool from tools/list>", "arguments": {…}} (arguments an object, or left out).',
+    );
+  }
+  return { name, ...(args === undefined ? {} : { arguments: args as Record<string, unknown> }) };
 }
 
 /** portico_search_tools: the tools this session offers that fit the words, best first. */

@@ -91,14 +91,17 @@ declare module 'fastify' {
 }
 
 /**
- * The MCP SDK and Portico's MCP server, loaded at the first MCP request rather than at start: they
- * are about 20 MiB of resident memory a gateway without MCP clients never needs.
+ * The MCP SDKs and Portico's MCP servers, loaded at the first MCP request rather than at start:
+ * they are about 20 MiB of resident memory a gateway without MCP clients never needs (the v2 SDK
+ * about 4 MiB of it). The v1 SDK serves the 2025-era revisions (2025-11-25 and older), the v2 SDK
+ * the 2026-07-28 revision.
  */
 let mcpModules:
   | Promise<
       [
         typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
         typeof import('../../mcp/server.js'),
+        typeof import('../../mcp/modern-server.js'),
       ]
     >
   | undefined;
@@ -106,6 +109,7 @@ const loadMcp = () =>
   (mcpModules ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
     import('../../mcp/server.js'),
+    import('../../mcp/modern-server.js'),
   ]));
 
 const MCP_BEARER = new RegExp(`^Bearer\\s+(${MCP_TOKEN_PREFIX}[A-Za-z0-9]+)\\s*$`, 'i');
@@ -213,11 +217,17 @@ export async function mcpEndpointRoutes(
     });
   };
 
+  /**
+   * A POST: a 2026-07-28 request (it carries the revision's per-request envelope; the v2 SDK's own
+   * predicate decides) goes to the v2 server, anything else to the v1 server, which negotiates the
+   * 2025-era revisions with initialize as before.
+   */
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const fault = jsonRpcFault(req.body);
     if (fault) return reply.code(fault.status).type('application/json').send(fault.body);
     const scope = req.mcpScope!;
-    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }, modern] = await loadMcp();
+    if (!(await modern.isLegacyRequest(webRequest(req), req.body))) return serveModern(req, reply, modern);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -226,20 +236,52 @@ export async function mcpEndpointRoutes(
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
-      reply.code(response.status);
-      response.headers.forEach((value, name) => {
-        reply.header(name, value);
-      });
-      return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
+      return await sendBuffered(reply, response);
     } finally {
       await server.close();
     }
   };
 
   /**
-   * GET opens the stream of server-initiated messages: Portico sends notifications/tools/list_changed
-   * on it whenever the user's tool list changes (an account authorized, disconnected or expired),
-   * so clients that cache the list see new tools without polling.
+   * A 2026-07-28 request, on the v2 SDK's per-request handler. A subscriptions/listen request
+   * stays open as an event stream: it carries notifications/tools/list_changed whenever the
+   * user's tool list changes, as the GET stream does for 2025-era clients.
+   */
+  const serveModern = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    modern: typeof import('../../mcp/modern-server.js'),
+  ) => {
+    const scope = req.mcpScope!;
+    const [, { toolListState }] = await loadMcp();
+    const mcp = modern.createModernMcpHandler(opts.server, scope, req.id, await sessionOf(req));
+    const listening = (req.body as { method?: unknown }).method === 'subscriptions/listen';
+    // Watched from before the stream opens, so a change while it opens is not lost.
+    const stop = listening
+      ? await changes.watch(
+          () => toolListState(opts.server, scope),
+          () => mcp.notify.toolsChanged(),
+        )
+      : undefined;
+    const aborted = new AbortController();
+    const close = () => {
+      stop?.();
+      aborted.abort();
+      mcp.close().catch(() => {});
+    };
+    reply.raw.once('close', close);
+    const response = await mcp.fetch(webRequest(req, aborted.signal), { parsedBody: req.body });
+    if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      return sendBuffered(reply, response);
+    }
+    sendStream(reply, response);
+  };
+
+  /**
+   * GET opens the stream of server-initiated messages for 2025-era clients: Portico sends
+   * notifications/tools/list_changed on it whenever the user's tool list changes (an account
+   * authorized, disconnected or expired), so clients that cache the list see new tools without
+   * polling. (A 2026-07-28 client opens subscriptions/listen instead.)
    */
   const stream = async (req: FastifyRequest, reply: FastifyReply) => {
     const scope = req.mcpScope!;
@@ -251,11 +293,7 @@ export async function mcpEndpointRoutes(
     const response = await transport.handleRequest(webRequest(req));
     if (response.status !== 200 || !response.body) {
       await server.close();
-      reply.code(response.status);
-      response.headers.forEach((value, name) => {
-        reply.header(name, value);
-      });
-      return reply.send(Buffer.from(await response.arrayBuffer()));
+      return sendBuffered(reply, response);
     }
     const stop = await changes.watch(
       () => toolListState(opts.server, scope),
@@ -268,21 +306,7 @@ export async function mcpEndpointRoutes(
       server.close().catch(() => {});
     };
     req.raw.once('close', close);
-    // Written by hand so the headers leave at once: the stream may carry nothing for hours, and a
-    // client waits for the headers to know its stream is open.
-    reply.hijack();
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (typeof value === 'string') headers[name] = value;
-    }
-    response.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
-    reply.raw.writeHead(200, headers);
-    reply.raw.flushHeaders();
-    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream)
-      .on('error', () => reply.raw.destroy())
-      .pipe(reply.raw);
+    sendStream(reply, response);
   };
 
   // No sessions (stateless): DELETE has nothing to end, and says so with 204 rather than an error,
@@ -363,4 +387,33 @@ function scopeFromHeaders(req: FastifyRequest, grant: Grant): McpScope {
     tools: null,
     grant,
   };
+}
+
+/** An SDK's answer as it is: status, headers and the whole body. */
+async function sendBuffered(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  return reply.send(response.body ? Buffer.from(await response.arrayBuffer()) : undefined);
+}
+
+/**
+ * An SDK's event stream, written by hand so the headers leave at once: the stream may carry
+ * nothing for hours, and a client waits for the headers to know its stream is open.
+ */
+function sendStream(reply: FastifyReply, response: Response): void {
+  reply.hijack();
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (typeof value === 'string') headers[name] = value;
+  }
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  reply.raw.writeHead(response.status, headers);
+  reply.raw.flushHeaders();
+  Readable.fromWeb(response.body as import('node:stream/web').ReadableStream)
+    .on('error', () => reply.raw.destroy())
+    .pipe(reply.raw);
 }

@@ -1,0 +1,135 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { submitConsent } from '@portico/emulators';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS } from './helpers/backends.js';
+import { browserCookie, createSandboxConnection, openLink, sandboxAccount } from './helpers/flow.js';
+import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+
+const ADA = 'ada@example.com';
+const REVISION = '2026-07-28';
+
+/** The newest protocol revision, through the official v2 client pinned to it (no fallback). */
+describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (backend) => {
+  let t: TestGateway;
+  let token: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    t = await startTestGateway(backend);
+    await sandboxAccount(t, { provider: 'notion', identifier: ADA, connection: 'notes' });
+    await createSandboxConnection(t, 'calendar', 'google_calendar');
+    const minted = await t.api('/api/v1/mcp/tokens', { method: 'POST', json: { identifier: ADA } });
+    expect(minted.status).toBe(201);
+    token = ((await minted.json()) as { token: string }).token;
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await t?.close();
+  });
+
+  async function connect(): Promise<Client> {
+    const client = new Client(
+      { name: 'portico-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: REVISION } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  async function allTools(client: Client): Promise<string[]> {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      names.push(...page.tools.map((tool) => tool.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return names;
+  }
+
+  it('connects on the pinned revision, lists tools and calls one', async () => {
+    const client = await connect();
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+    expect(client.getInstructions()).toContain(ADA);
+    const names = await allTools(client);
+    expect(names.slice(0, 2)).toEqual(['portico_authorize', 'portico_run_approved']);
+    expect(names).toContain('notes_user_list');
+    expect(names).not.toContain('calendar_create_event');
+
+    const result = await client.callTool({ name: 'notes_user_list', arguments: { page_size: 1 } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ execution_id: expect.stringMatching(/^exec_/) });
+    const record = await t.api(
+      `/api/v1/executions/${(result.structuredContent as { execution_id: string }).execution_id}`,
+    );
+    expect(record.status).toBe(200);
+  });
+
+  it('answers an unknown tool with a -32602 protocol error, as on the 2025-era revisions', async () => {
+    const client = await connect();
+    const error = await client.callTool({ name: 'notes_user_lst', arguments: {} }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: number; data?: unknown },
+    );
+    expect(error?.code).toBe(-32602);
+    expect(error?.data).toMatchObject({ code: 'unknown_tool', did_you_mean: 'notes_user_list' });
+  });
+
+  it('sends notifications/tools/list_changed on the subscriptions/listen stream once the user authorizes', async () => {
+    const client = await connect();
+    let changes = 0;
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler('notifications/tools/list_changed', async () => {
+        changes++;
+        resolve();
+      }),
+    );
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+
+    const result = await client.callTool({
+      name: 'portico_authorize',
+      arguments: { connection_name: 'calendar' },
+    });
+    const { link } = result.structuredContent as { link: string };
+    const start = await openLink(link);
+    const callback = await submitConsent(start.headers.get('location')!, { decision: 'allow' });
+    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
+    expect(done.status).toBe(200);
+    await changed;
+    expect(changes).toBe(1);
+    expect(await allTools(client)).toContain('calendar_create_event');
+    await subscription.close();
+    expect(await subscription.closed).toBe('local');
+  });
+
+  it('keeps 2025-era clients on the revisions they negotiate', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1.0.0' },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+  });
+});
