@@ -18,9 +18,7 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     t = await startTestGateway(backend);
     await sandboxAccount(t, { provider: 'notion', identifier: ADA, connection: 'notes' });
     await createSandboxConnection(t, 'calendar', 'google_calendar');
-    const minted = await t.api('/api/v1/mcp/tokens', { method: 'POST', json: { identifier: ADA } });
-    expect(minted.status).toBe(201);
-    token = ((await minted.json()) as { token: string }).token;
+    token = await mint(ADA);
   });
 
   afterAll(async () => {
@@ -28,14 +26,20 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     await t?.close();
   });
 
-  async function connect(): Promise<Client> {
+  async function mint(identifier: string): Promise<string> {
+    const minted = await t.api('/api/v1/mcp/tokens', { method: 'POST', json: { identifier } });
+    expect(minted.status).toBe(201);
+    return ((await minted.json()) as { token: string }).token;
+  }
+
+  async function connect(bearer = token, path = '/mcp'): Promise<Client> {
     const client = new Client(
       { name: 'portico-test', version: '1.0.0' },
       { versionNegotiation: { mode: { pin: REVISION } } },
     );
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      new StreamableHTTPClientTransport(new URL(`${t.url}${path}`), {
+        requestInit: { headers: { authorization: `Bearer ${bearer}` } },
       }),
     );
     clients.push(client);
@@ -72,6 +76,27 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     expect(record.status).toBe(200);
   });
 
+  it("serves a toolset's MCP URL and search mode on the pinned revision too", async () => {
+    const created = await t.api('/api/v1/toolsets', {
+      method: 'POST',
+      json: { name: 'one-tool', tools: ['notes_user_list'] },
+    });
+    expect(created.status).toBe(201);
+    const toolset = await connect(token, '/mcp/t/one-tool');
+    expect(await allTools(toolset)).toEqual(['portico_authorize', 'portico_run_approved', 'notes_user_list']);
+    const refused = await toolset.callTool({ name: 'notes_page_create', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('tool_not_allowed');
+
+    const searching = await connect(token, '/mcp?mode=search');
+    expect(await allTools(searching)).toEqual([
+      'portico_authorize',
+      'portico_run_approved',
+      'portico_search_tools',
+      'portico_call_tool',
+    ]);
+  });
+
   it('answers an unknown tool with a -32602 protocol error, as on the 2025-era revisions', async () => {
     const client = await connect();
     const error = await client.callTool({ name: 'notes_user_lst', arguments: {} }).then(
@@ -82,7 +107,15 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     expect(error?.data).toMatchObject({ code: 'unknown_tool', did_you_mean: 'notes_user_list' });
   });
 
-  it('sends notifications/tools/list_changed on the subscriptions/listen stream once the user authorizes', async () => {
+  it('sends notifications/tools/list_changed on the subscriptions/listen stream once the user authorizes, to that user only', async () => {
+    // Another user's stream, open all along, must hear nothing of Ada's accounts.
+    const other = await connect(await mint('bob@example.com'));
+    let othersChanges = 0;
+    other.setNotificationHandler('notifications/tools/list_changed', async () => {
+      othersChanges++;
+    });
+    const othersSubscription = await other.listen({ toolsListChanged: true });
+
     const client = await connect();
     let changes = 0;
     const changed = new Promise<void>((resolve) =>
@@ -106,8 +139,28 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     await changed;
     expect(changes).toBe(1);
     expect(await allTools(client)).toContain('calendar_create_event');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(othersChanges).toBe(0);
     await subscription.close();
     expect(await subscription.closed).toBe('local');
+    await othersSubscription.close();
+  });
+
+  it("answers a 2026-07-28 request without the revision's envelope in JSON-RPC, naming what is missing", async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': REVISION,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+    expect(body).toMatchObject({ id: 9, error: { code: -32602 } });
+    expect(body.error.message).toMatch(/missing the required per-request envelope key.*_meta/);
   });
 
   it('keeps 2025-era clients on the revisions they negotiate', async () => {
