@@ -76,6 +76,12 @@ http://127.0.0.1:$PORTICO_PORT; PORTICO_CLIENT_ID and PORTICO_CLIENT_SECRET). Ta
   toolsets update <name> [same flags; an empty value clears one]
   tools get <name> [--format F]
   tools run <name> --identifier I [--connection C] [--input JSON|@file|-]
+  remote-mcp try <url> [--identifier I] [--client-id ID [--client-secret S]] [--scopes a,b]
+                 [--tool NAME [--input JSON|@file|-]] [--wait SECONDS] [--keep]
+                                connect the gateway to a remote MCP server as an application
+                                would (a provider, a connection, a link followed or printed for a
+                                browser, awaited --wait, default 300), list its tools and call
+                                one; removed afterwards unless --keep
   executions list [--tool T] [--identifier I] [--status success|error]
   executions get <exec_…>
   mcp-tokens create --identifier I [--connections a,b] [--tools x,y] [--expires-in SECONDS]
@@ -234,6 +240,8 @@ async function main(argv: string[]): Promise<number> {
       username: { type: 'string' },
       password: { type: 'string' },
       'no-verify': { type: 'boolean' },
+      keep: { type: 'boolean' },
+      wait: { type: 'string' },
       parameter: { type: 'string', multiple: true },
       file: { type: 'string' },
       definition: { type: 'boolean' },

@@ -29,6 +29,7 @@ import {
   type WebhookDelivery,
 } from '@portico/sdk';
 import { type Column, printFields, printJson, printTable, snakeKeys } from './output.js';
+import { tryRemoteMcpServer } from './remote-mcp-try.js';
 
 /**
  * Commands that act on a running gateway through its HTTP API (with the SDK), so they work while
@@ -49,6 +50,7 @@ export const API_COMMANDS = new Set([
   'policies',
   'approvals',
   'toolsets',
+  'remote-mcp',
 ]);
 
 export interface ApiArgs {
@@ -428,6 +430,13 @@ async function importInput(values: ApiArgs['values']): Promise<ImportAccountInpu
 }
 
 /** `--input` (or another flag's value) as JSON text, `@file` or `-` (standard input). */
+function seconds(raw: string, flag: string): number {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(`${flag} takes whole seconds, not "${raw}".`);
+  return value;
+}
+
 async function toolInput(raw: string | undefined, flag = '--input'): Promise<Record<string, unknown>> {
   if (raw === undefined) return {};
   let text = raw;
@@ -626,6 +635,22 @@ export async function runApiCommand({ command, sub, args, values, env }: ApiArgs
           : await portico.tools.get(name),
       );
       return 0;
+    }
+    case 'remote-mcp try': {
+      const url = needArg(args[0], 'remote-mcp try needs the MCP server URL');
+      const scopes = list(values, 'scopes');
+      return tryRemoteMcpServer(portico, {
+        url,
+        identifier: str(values, 'identifier') ?? 'try@portico.local',
+        clientId: str(values, 'client-id'),
+        clientSecret: str(values, 'client-secret'),
+        scopes,
+        tool: str(values, 'tool'),
+        input: str(values, 'input') ? await toolInput(str(values, 'input')) : undefined,
+        keep: values.keep === true,
+        json: asJson,
+        ...(str(values, 'wait') ? { waitMs: seconds(str(values, 'wait')!, '--wait') * 1000 } : {}),
+      });
     }
     case 'tools run': {
       const toolName = needArg(args[0], 'tools run needs a tool name');

@@ -1,5 +1,10 @@
 import { Problem } from '../errors/problem.js';
-import { discoverMcpAuthorization, McpDiscoveryError, registerMcpClient } from '../oauth/mcp-discovery.js';
+import {
+  discoverMcpAuthorization,
+  McpDiscoveryError,
+  registerMcpClient,
+  tokenAuthMethodFor,
+} from '../oauth/mcp-discovery.js';
 import type { ProviderDefinition } from '../providers/catalog.js';
 import type { McpServerRecord } from '../store/connections.js';
 import type { OutboundPolicy } from '../upstream/outbound-guard.js';
@@ -12,13 +17,32 @@ export interface McpConnectionRequest {
   clientId?: string;
   clientSecret?: string;
   scopes?: string[];
+  /**
+   * The https URL of the client ID metadata document Portico serves for this connection; absent
+   * when the public URL is not https (the specification requires https client IDs).
+   */
+  clientMetadataUrl?: string;
+}
+
+/** A client_id that is an https URL names a client ID metadata document (the MCP specification's CIMD). */
+export function isClientMetadataUrl(clientId: string): boolean {
+  try {
+    const url = new URL(clientId);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
 }
 
 /**
  * What a connection to a remote MCP server needs before it is stored: the server's authorization
- * facts (discovered from its 401) and Portico's client there — the operator's pre-registered one
- * when the connection names it, else one registered dynamically now. A client ID metadata document
- * is not offered yet, so a server that takes only those needs a pre-registered client.
+ * facts (discovered from its 401) and Portico's client there, in the specification's order — the
+ * operator's pre-registered client when the connection names one (an https client_id is a client
+ * ID metadata document the operator publishes), else the client ID metadata document Portico
+ * serves for the connection where the authorization server takes those, else a client registered
+ * dynamically now. Scopes, unless the connection names them: the 401's `scope`, else the protected
+ * resource's `scopes_supported`, else none; with `offline_access` where the authorization server
+ * offers it, so the end user's grant outlives the first access token.
  */
 export async function connectMcpServer(
   provider: ProviderDefinition,
@@ -33,10 +57,18 @@ export async function connectMcpServer(
   } catch (error) {
     throw asProblem(error);
   }
+  const discovered = facts.challenge_scopes ?? facts.scopes_supported ?? [];
   const scopes =
     request.scopes ??
-    (provider.oauth?.defaultScopes.length ? provider.oauth.defaultScopes : (facts.scopes_supported ?? []));
-  const server = (registration: McpServerRecord['registration']): McpServerRecord => ({
+    (provider.oauth?.defaultScopes.length
+      ? provider.oauth.defaultScopes
+      : facts.offline_access && discovered.length && !discovered.includes('offline_access')
+        ? [...discovered, 'offline_access']
+        : discovered);
+  const server = (
+    registration: McpServerRecord['registration'],
+    method: NonNullable<McpServerRecord['token_endpoint_auth_method']>,
+  ): McpServerRecord => ({
     url: facts.url,
     resource: facts.resource,
     issuer: facts.issuer,
@@ -44,14 +76,33 @@ export async function connectMcpServer(
     token_endpoint: facts.token_endpoint,
     ...(facts.revocation_endpoint ? { revocation_endpoint: facts.revocation_endpoint } : {}),
     registration,
+    token_endpoint_auth_method: method,
     ...(facts.scopes_supported ? { scopes_supported: facts.scopes_supported } : {}),
   });
   if (request.clientId) {
+    const secret = request.clientSecret ?? '';
+    const metadataDocument =
+      !secret && facts.client_id_metadata_document_supported && isClientMetadataUrl(request.clientId);
     return {
       clientId: request.clientId,
-      clientSecret: request.clientSecret ?? '',
+      clientSecret: secret,
       scopes,
-      server: server('pre_registered'),
+      server: metadataDocument
+        ? server('client_id_metadata_document', 'none')
+        : server('pre_registered', tokenAuthMethodFor(facts, secret !== '')),
+    };
+  }
+  if (
+    allowed.includes('client_id_metadata_document') &&
+    facts.client_id_metadata_document_supported &&
+    request.clientMetadataUrl
+  ) {
+    // The authorization server fetches the document at this URL: no registration request is sent.
+    return {
+      clientId: request.clientMetadataUrl,
+      clientSecret: '',
+      scopes,
+      server: server('client_id_metadata_document', 'none'),
     };
   }
   if (allowed.includes('dynamic') && facts.registration_endpoint) {
@@ -61,14 +112,19 @@ export async function connectMcpServer(
         { redirectUri: request.redirectUri, name: request.clientName, scopes },
         remoteMcpFetch,
       );
-      return { ...registered, scopes, server: server('dynamic') };
+      return {
+        clientId: registered.clientId,
+        clientSecret: registered.clientSecret,
+        scopes,
+        server: server('dynamic', registered.tokenEndpointAuthMethod),
+      };
     } catch (error) {
       throw asProblem(error);
     }
   }
   throw new Problem(
     'invalid_input',
-    `The authorization server of ${provider.displayName} (${facts.issuer}) offers no dynamic client registration${allowed.includes('dynamic') ? '' : ' that this definition allows'}; register an OAuth client there, create the connection with its client_id and client_secret, then add the connection's redirect_uri to that client.`,
+    `The authorization server of ${provider.displayName} (${facts.issuer}) offers no dynamic client registration${allowed.includes('dynamic') ? '' : ' that this definition allows'}${facts.client_id_metadata_document_supported && !request.clientMetadataUrl ? ', and Portico serves its client ID metadata document only under an https PORTICO_PUBLIC_URL' : ''}; register an OAuth client there, create the connection with its client_id and client_secret, then add the connection's redirect_uri to that client.`,
     {
       errors: [{ path: '/client_id', message: 'is required: the server takes only pre-registered clients' }],
     },

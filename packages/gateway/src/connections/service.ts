@@ -62,6 +62,39 @@ export class ConnectionService {
     return `${this.deps.publicUrl}/sso/v1/oauth/${connectionId}/callback`;
   }
 
+  /**
+   * Where Portico serves a connection's client ID metadata document (its client_id at a remote MCP
+   * server's authorization server that takes those); undefined unless the public URL is https, as
+   * the specification requires of such client IDs.
+   */
+  /**
+   * The client ID metadata document of a connection whose client_id is the one Portico serves
+   * (nothing secret: its name, redirect URI and grant types), or undefined for any other.
+   */
+  async clientMetadataDocument(connectionId: string): Promise<Record<string, unknown> | undefined> {
+    const url = this.clientMetadataUrl(connectionId);
+    if (!url || !/^conn_[A-Za-z0-9]+$/.test(connectionId)) return undefined;
+    const row = await findConnectionById(this.deps.db, connectionId);
+    if (!row || row.client_id !== url || row.mcp_server?.registration !== 'client_id_metadata_document')
+      return undefined;
+    return {
+      client_id: url,
+      client_name: row.display_name ?? `Portico (${row.name})`,
+      client_uri: this.deps.publicUrl,
+      redirect_uris: [this.redirectUri(row.id)],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...(row.scopes.length ? { scope: row.scopes.join(' ') } : {}),
+    };
+  }
+
+  clientMetadataUrl(connectionId: string): string | undefined {
+    return this.deps.publicUrl.startsWith('https://')
+      ? `${this.deps.publicUrl}/sso/v1/oauth/${connectionId}/client-metadata.json`
+      : undefined;
+  }
+
   view(row: ConnectionRow): ConnectionView {
     return {
       id: row.id,
@@ -121,6 +154,7 @@ export class ConnectionService {
         {
           url: fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
           redirectUri: this.redirectUri(id),
+          ...(this.clientMetadataUrl(id) ? { clientMetadataUrl: this.clientMetadataUrl(id)! } : {}),
           clientName: body.display_name ?? `Portico (${body.name})`,
           ...(clientId !== undefined ? { clientId } : {}),
           ...(clientSecret !== undefined ? { clientSecret } : {}),

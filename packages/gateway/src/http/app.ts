@@ -532,7 +532,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     own.addHook('preValidation', refuseUnsafeInput);
     await own.register(healthRoutes, { store: services.readiness });
     await own.register(tokenRoutes, { clients: services.gatewayClients, tokens: services.tokens });
-    await own.register(hostedFlowRoutes, { authorization: services.authorization });
+    await own.register(hostedFlowRoutes, {
+      authorization: services.authorization,
+      clientMetadata: (id) => services.connections.clientMetadataDocument(id),
+    });
     await own.register(approvalLinkRoutes, { guardrails: services.guardrails, audit: services.audit });
     await own.register(dashboardPages);
     await own.register(adminSessionRoutes, {

@@ -154,14 +154,15 @@ async function tokenRequest(
   const headers: Record<string, string> = { ...traceHeaders, accept: 'application/json' };
   // RFC 8707: a token bound to one resource (a remote MCP server) names it at every grant.
   if (endpoints.resource) params = { ...params, resource: endpoints.resource };
+  const clientAuth = endpoints.clientAuth ?? oauth.clientAuth;
   const fields =
-    oauth.clientAuth === 'client_secret_basic'
+    clientAuth === 'client_secret_basic'
       ? params
-      : client.clientSecret === ''
+      : client.clientSecret === '' || clientAuth === 'none'
         ? // A public client (registered without a secret) identifies itself only.
           { ...params, client_id: client.clientId }
         : { ...params, client_id: client.clientId, client_secret: client.clientSecret };
-  if (oauth.clientAuth === 'client_secret_basic') headers.authorization = basicAuth(client);
+  if (clientAuth === 'client_secret_basic') headers.authorization = basicAuth(client);
   let body: string;
   if (oauth.tokenBody === 'json') {
     headers['content-type'] = 'application/json';

@@ -21,6 +21,11 @@ export interface ProviderEndpoints {
    * server's, whose tokens are bound to it.
    */
   resource?: string;
+  /**
+   * How the client authenticates at the token endpoint, where the connection decides it (a remote
+   * MCP server's, as registered) rather than the provider's definition.
+   */
+  clientAuth?: 'client_secret_basic' | 'client_secret_post' | 'none';
 }
 
 /** What of a connection decides where its provider is: the sandbox and its parameter values. */
@@ -37,6 +42,7 @@ export interface ConnectionPlace {
     authorization_endpoint: string;
     token_endpoint: string;
     revocation_endpoint?: string;
+    token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
   } | null;
 }
 
@@ -193,6 +199,8 @@ export function resolveEndpoints(
         apiBaseUrl: fill(provider.api.baseUrl),
         mcpUrl: mcp.url,
         resource: mcp.resource,
+        ...(mcp.revocation_endpoint ? { revocationUrl: mcp.revocation_endpoint } : {}),
+        ...(mcp.token_endpoint_auth_method ? { clientAuth: mcp.token_endpoint_auth_method } : {}),
       }
     : {
         authorizeUrl: oauth ? fill(oauth.authorizeUrl) : '',

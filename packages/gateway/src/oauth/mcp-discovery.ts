@@ -11,7 +11,14 @@ export interface McpAuthorizationFacts {
   revocation_endpoint?: string;
   registration_endpoint?: string;
   client_id_metadata_document_supported: boolean;
+  /** The token endpoint's client authentication methods (RFC 8414; absent: client_secret_basic). */
+  token_endpoint_auth_methods_supported?: string[];
+  /** The protected resource's scopes (RFC 9728 `scopes_supported`). */
   scopes_supported?: string[];
+  /** The scopes the server's 401 asked for (`WWW-Authenticate: Bearer scope="…"`). */
+  challenge_scopes?: string[];
+  /** The authorization server offers refresh tokens for `offline_access` (its `scopes_supported`). */
+  offline_access?: boolean;
 }
 
 /** Discovery failed: `detail` says at which step and what the server answered. */
@@ -68,6 +75,18 @@ export async function discoverMcpAuthorization(
     );
   }
   await first.body?.cancel();
+  if (first.ok) {
+    // Some servers take initialize without a token and ask for one at the first real request
+    // (the specification lets authorization start at any request): ask for the tool list.
+    try {
+      first = await askForTools(url, first, remoteMcpFetch);
+    } catch (error) {
+      throw new McpDiscoveryError(
+        `The MCP server at ${url} is unreachable: ${(error as Error).message}.`,
+        true,
+      );
+    }
+  }
   if (first.status !== 401) {
     throw new McpDiscoveryError(
       first.ok
@@ -76,21 +95,12 @@ export async function discoverMcpAuthorization(
       first.status >= 500,
     );
   }
-  const { resourceMetadataUrl } = auth.extractWWWAuthenticateParams(first);
-  let resource: Awaited<ReturnType<typeof auth.discoverOAuthProtectedResourceMetadata>>;
-  try {
-    resource = await auth.discoverOAuthProtectedResourceMetadata(
-      url,
-      resourceMetadataUrl ? { resourceMetadataUrl } : undefined,
-      remoteMcpFetch,
-    );
-  } catch (error) {
-    throw new McpDiscoveryError(
-      `The protected-resource metadata of ${url}${resourceMetadataUrl ? ` (${resourceMetadataUrl.href})` : ''} could not be read: ${(error as Error).message}`,
-      false,
-    );
-  }
-  const issuer = resource.authorization_servers?.[0];
+  const { resourceMetadataUrl, scope } = auth.extractWWWAuthenticateParams(first);
+  const challengeScopes = scope?.split(' ').filter(Boolean);
+  const resource = await protectedResource(url, resourceMetadataUrl, remoteMcpFetch);
+  // The 2025-03-26 revision had no protected-resource metadata: the authorization server is the
+  // MCP server's origin, and without metadata of its own its endpoints are the default paths.
+  const issuer = resource ? resource.authorization_servers?.[0] : new URL(url).origin;
   if (!issuer) {
     throw new McpDiscoveryError(
       `The protected-resource metadata of ${url} names no authorization_servers.`,
@@ -108,12 +118,21 @@ export async function discoverMcpAuthorization(
       false,
     );
   }
-  if (!metadata) {
+  if (!metadata && resource) {
     throw new McpDiscoveryError(
       `The authorization server ${issuer} publishes no metadata (RFC 8414 or OpenID Connect discovery).`,
       false,
     );
   }
+  metadata ??= {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    registration_endpoint: `${issuer}/register`,
+    response_types_supported: ['code'],
+    // That revision made PKCE S256 mandatory for every client and server.
+    code_challenge_methods_supported: ['S256'],
+  };
   const methods = metadata.code_challenge_methods_supported;
   if (!methods?.includes('S256')) {
     // The specification: a client must refuse to go on when PKCE S256 is not advertised.
@@ -122,21 +141,118 @@ export async function discoverMcpAuthorization(
       false,
     );
   }
+  const scopes = resource?.scopes_supported?.length ? resource.scopes_supported : undefined;
   return {
     url,
-    resource: resource.resource,
+    resource: resource?.resource ?? url,
     issuer: metadata.issuer,
     authorization_endpoint: metadata.authorization_endpoint,
     token_endpoint: metadata.token_endpoint,
     ...(metadata.revocation_endpoint ? { revocation_endpoint: metadata.revocation_endpoint } : {}),
     ...(metadata.registration_endpoint ? { registration_endpoint: metadata.registration_endpoint } : {}),
     client_id_metadata_document_supported: metadata.client_id_metadata_document_supported === true,
-    ...(resource.scopes_supported?.length
-      ? { scopes_supported: resource.scopes_supported }
-      : metadata.scopes_supported?.length
-        ? { scopes_supported: metadata.scopes_supported }
-        : {}),
+    ...(metadata.token_endpoint_auth_methods_supported?.length
+      ? { token_endpoint_auth_methods_supported: metadata.token_endpoint_auth_methods_supported }
+      : {}),
+    ...(scopes ? { scopes_supported: scopes } : {}),
+    ...(challengeScopes?.length ? { challenge_scopes: challengeScopes } : {}),
+    ...(metadata.scopes_supported?.includes('offline_access') ? { offline_access: true } : {}),
   };
+}
+
+/**
+ * The protected-resource metadata (RFC 9728), from the 401's `resource_metadata` or the well-known
+ * URIs; undefined when the server publishes none (the 2025-03-26 revision). Its `resource` must be
+ * the server's own URL or a parent of it: a token bound to another resource would be sent here.
+ */
+async function protectedResource(
+  url: string,
+  resourceMetadataUrl: URL | undefined,
+  remoteMcpFetch: RemoteMcpFetch,
+): Promise<
+  | Awaited<
+      ReturnType<
+        typeof import('@modelcontextprotocol/sdk/client/auth.js').discoverOAuthProtectedResourceMetadata
+      >
+    >
+  | undefined
+> {
+  const auth = await import('@modelcontextprotocol/sdk/client/auth.js');
+  const { checkResourceAllowed } = await import('@modelcontextprotocol/sdk/shared/auth-utils.js');
+  let resource: Awaited<ReturnType<typeof auth.discoverOAuthProtectedResourceMetadata>>;
+  try {
+    resource = await auth.discoverOAuthProtectedResourceMetadata(
+      url,
+      resourceMetadataUrl ? { resourceMetadataUrl } : undefined,
+      remoteMcpFetch,
+    );
+  } catch (error) {
+    if (!resourceMetadataUrl && /does not implement/.test((error as Error).message)) return undefined;
+    throw new McpDiscoveryError(
+      `The protected-resource metadata of ${url}${resourceMetadataUrl ? ` (${resourceMetadataUrl.href})` : ''} could not be read: ${(error as Error).message}`,
+      false,
+    );
+  }
+  if (!checkResourceAllowed({ requestedResource: url, configuredResource: resource.resource })) {
+    throw new McpDiscoveryError(
+      `The protected-resource metadata of ${url} names the resource ${resource.resource}, which is not this server's URL nor a parent of it; Portico does not ask for tokens bound to another resource.`,
+      false,
+    );
+  }
+  return resource;
+}
+
+/**
+ * After an initialize that needed no token: the initialized notification and a tools/list, on the
+ * session the server opened, whose answer is the 401 to discover from (or the server's tools, when
+ * it needs no authorization at all).
+ */
+async function askForTools(
+  url: string,
+  initialized: Response,
+  remoteMcpFetch: RemoteMcpFetch,
+): Promise<Response> {
+  const session = initialized.headers.get('mcp-session-id');
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': INITIALIZE.params.protocolVersion,
+    ...(session ? { 'mcp-session-id': session } : {}),
+  };
+  const notified = await remoteMcpFetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await notified.body?.cancel();
+  if (notified.status === 401) return notified;
+  const listed = await remoteMcpFetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  await listed.body?.cancel();
+  return listed;
+}
+
+/** How Portico's client authenticates at the token endpoint. */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/**
+ * The method to register with or to use for a client holding a secret (or none): the first of
+ * basic, post and none the server lists, RFC 8414's default (client_secret_basic) when it lists none.
+ */
+export function tokenAuthMethodFor(
+  facts: McpAuthorizationFacts,
+  hasSecret: boolean,
+): TokenEndpointAuthMethod {
+  const supported = facts.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  if (hasSecret) {
+    if (supported.includes('client_secret_basic')) return 'client_secret_basic';
+    if (supported.includes('client_secret_post')) return 'client_secret_post';
+  }
+  if (supported.includes('none')) return 'none';
+  return hasSecret ? 'client_secret_basic' : 'none';
 }
 
 /** Dynamic client registration (RFC 7591) of Portico's client for one connection. */
@@ -144,8 +260,10 @@ export async function registerMcpClient(
   facts: McpAuthorizationFacts,
   client: { redirectUri: string; name: string; scopes: string[] },
   remoteMcpFetch: RemoteMcpFetch,
-): Promise<{ clientId: string; clientSecret: string }> {
+): Promise<{ clientId: string; clientSecret: string; tokenEndpointAuthMethod: TokenEndpointAuthMethod }> {
   const auth = await import('@modelcontextprotocol/sdk/client/auth.js');
+  // A confidential client where the server takes one, else a public client (PKCE alone).
+  const asked = tokenAuthMethodFor(facts, true);
   try {
     const registered = await auth.registerClient(facts.issuer, {
       metadata: {
@@ -160,12 +278,27 @@ export async function registerMcpClient(
         client_name: client.name,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_post',
+        token_endpoint_auth_method: asked,
         ...(client.scopes.length ? { scope: client.scopes.join(' ') } : {}),
       },
       fetchFn: remoteMcpFetch,
     });
-    return { clientId: registered.client_id, clientSecret: registered.client_secret ?? '' };
+    const secret = registered.client_secret ?? '';
+    // The server's answer decides (RFC 7591 §3.2.1): it may register another method than asked.
+    const answered = registered.token_endpoint_auth_method;
+    const method: TokenEndpointAuthMethod =
+      answered === 'client_secret_basic' || answered === 'client_secret_post' || answered === 'none'
+        ? answered
+        : secret
+          ? asked === 'none'
+            ? 'client_secret_basic'
+            : asked
+          : 'none';
+    return {
+      clientId: registered.client_id,
+      clientSecret: method === 'none' ? '' : secret,
+      tokenEndpointAuthMethod: method,
+    };
   } catch (error) {
     throw new McpDiscoveryError(
       `Dynamic client registration at ${facts.registration_endpoint} failed: ${(error as Error).message}`,

@@ -12,6 +12,8 @@ export interface McpServerRecord {
   revocation_endpoint?: string;
   /** How Portico's client is registered at the authorization server. */
   registration: 'client_id_metadata_document' | 'dynamic' | 'pre_registered';
+  /** How Portico's client authenticates at the token endpoint (absent on older rows: client_secret_post). */
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
   scopes_supported?: string[];
 }
 

@@ -14,6 +14,7 @@ import {
   type CredentialSubmission,
   RESUME_COOKIE,
 } from '../../authorization/service.js';
+import { Problem } from '../../errors/problem.js';
 import { contentSecurityPolicy, pageHeaders } from '../page-headers.js';
 
 /** The credential form posts to the gateway itself, and nowhere else; a branded logo may show. */
@@ -61,9 +62,29 @@ function parseCookies(header: string | undefined): Record<string, string> {
  */
 export async function hostedFlowRoutes(
   app: FastifyInstance,
-  opts: { authorization: AuthorizationService },
+  opts: {
+    authorization: AuthorizationService;
+    /** A connection's client ID metadata document (remote MCP servers), or undefined. */
+    clientMetadata?: (connectionId: string) => Promise<Record<string, unknown> | undefined>;
+  },
 ): Promise<void> {
-  const { authorization } = opts;
+  const { authorization, clientMetadata } = opts;
+
+  // The client ID metadata document: an authorization server fetches it, with no credential, to
+  // learn the client its client_id (this URL) names, and caches it as HTTP caching allows.
+  app.get<{ Params: { connection_id: string } }>(
+    '/sso/v1/oauth/:connection_id/client-metadata.json',
+    async (req, reply) => {
+      const document = await clientMetadata?.(req.params.connection_id);
+      if (!document) {
+        throw new Problem(
+          'not_found',
+          'No connection serves a client ID metadata document here: it exists only for a remote MCP server connection registered with one, under an https public URL.',
+        );
+      }
+      return reply.header('cache-control', 'public, max-age=300').type('application/json').send(document);
+    },
+  );
 
   const page = (reply: FastifyReply, result: ResultPage) =>
     reply
