@@ -49,6 +49,7 @@ export function readClientCredentials(
   req: FastifyRequest,
   body: Record<string, string>,
   allowed: Array<'client_secret_basic' | 'client_secret_post'>,
+  publicClients = false,
 ): ClientCredentials | { error: string; cause: OAuthErrorCause } {
   const header = req.headers.authorization;
   if (header && /^Basic\s/i.test(header)) {
@@ -71,6 +72,8 @@ export function readClientCredentials(
     if (!body.client_id) return { error: 'Missing required parameter: client_id', cause: 'unknown_client' };
     return { clientId: body.client_id, clientSecret: body.client_secret };
   }
+  // A public client names itself only; it is known only if it was registered without a secret.
+  if (publicClients && body.client_id) return { clientId: body.client_id, clientSecret: '' };
   return { error: 'Client authentication is required', cause: 'client_auth_missing' };
 }
 

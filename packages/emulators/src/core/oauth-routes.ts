@@ -173,11 +173,20 @@ function consentBodyError(runtime: ModuleRuntime) {
   };
 }
 
+/** A client the profile can learn (a client ID metadata document), registered before it is checked. */
+async function learnClient(runtime: ModuleRuntime, clientId: string | undefined): Promise<void> {
+  const { module, store } = runtime;
+  if (!clientId || store.clients.has(clientId) || !module.oauth.resolveClient) return;
+  const client = await module.oauth.resolveClient(clientId).catch(() => undefined);
+  if (client) store.registerClient(client);
+}
+
 /** GET authorize: the consent page, with the user the login hint names chosen. */
 async function consentPage(runtime: ModuleRuntime, req: FastifyRequest, reply: FastifyReply) {
   const { module } = runtime;
   const profile = module.oauth;
   const params = stringParams(req.query);
+  await learnClient(runtime, params.client_id);
   const check = checkAuthorize(runtime, params);
   if (check.kind !== 'ok') return sendAuthorizeFailure(reply, providerName(runtime), check);
   const hint = params.login_hint?.toLowerCase();

@@ -57,7 +57,7 @@ export async function tokenRequest(
   }
   const body = stringParams(req.body);
   grantType = body.grant_type || undefined;
-  const credentials = readClientCredentials(req, body, profile.clientAuth);
+  const credentials = readClientCredentials(req, body, profile.clientAuth, profile.publicClients);
   if ('error' in credentials) {
     return fail('invalid_client', credentials.error, credentials.cause, { clientId: body.client_id });
   }

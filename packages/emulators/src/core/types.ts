@@ -173,6 +173,17 @@ export interface OAuthProfile {
    */
   servesClient?(client: RegisteredClient): boolean;
   /**
+   * A client the server does not know yet but can learn at its authorize endpoint: the MCP
+   * specification's client ID metadata document, fetched from the https URL that is its client_id.
+   * The client it answers is registered (without a secret: a public client).
+   */
+  resolveClient?(clientId: string): Promise<RegisteredClient | undefined>;
+  /**
+   * The token endpoint takes a request naming only `client_id` (RFC 6749 §2.1 public clients, PKCE
+   * standing in for a secret) for a client registered without one. Default: every client authenticates.
+   */
+  publicClients?: boolean;
+  /**
    * The access-token lifetime for a client's grants when it differs per client (definitions: each
    * definition's own); undefined = the store's. A lifetime set through the control API wins.
    */

@@ -9,10 +9,29 @@ import { MCP_TOOLS, type Note, runTool } from './tools.js';
  * the resource indicator (RFC 8707) checked. Each variant is a server of its own under
  * `/mcp/{variant}`: `dcr` registers clients dynamically (RFC 7591), `preregistered` knows only the
  * clients registered through the control API, `stepup` is `dcr` whose writing tools need the
- * `notes:write` scope and answer 403 insufficient_scope without it.
+ * `notes:write` scope and answer 403 insufficient_scope without it, `cimd` takes client ID
+ * metadata documents only (no registration endpoint): a client_id that is an https URL is fetched
+ * at the authorize endpoint, and its document must name that URL and the redirect URI asked for.
  */
-export type McpVariant = 'dcr' | 'preregistered' | 'stepup';
-const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup'];
+export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd';
+const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd'];
+
+/**
+ * A client ID metadata document, fetched as an authorization server does (draft-ietf-oauth-client-
+ * id-metadata-document): https only, JSON naming the URL itself as client_id, with redirect_uris.
+ */
+async function clientFromMetadataDocument(clientId: string) {
+  if (!clientId.startsWith('https://')) return undefined;
+  const response = await fetch(clientId, { headers: { accept: 'application/json' }, redirect: 'error' });
+  if (!response.ok) return undefined;
+  const document = (await response.json()) as { client_id?: unknown; redirect_uris?: unknown };
+  if (document.client_id !== clientId || !Array.isArray(document.redirect_uris)) return undefined;
+  return {
+    clientId,
+    clientSecret: '',
+    redirectUris: document.redirect_uris.filter((u): u is string => typeof u === 'string'),
+  };
+}
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
 
 export interface McpState {
@@ -30,6 +49,9 @@ const profile: OAuthProfile = {
   authorizePath: '/oauth/authorize',
   tokenPath: '/oauth/token',
   clientAuth: ['client_secret_post', 'client_secret_basic'],
+  // Clients of client ID metadata documents have no secret: PKCE stands in for one.
+  publicClients: true,
+  resolveClient: clientFromMetadataDocument,
   tokenBodyFormats: ['form'],
   pkce: 'required',
   scopeSeparator: ' ',
@@ -38,7 +60,7 @@ const profile: OAuthProfile = {
   refreshTokens: 'rotate',
   validateAuthorizeRequest(params) {
     // RFC 8707: an MCP client names the server its token is for.
-    if (!params.resource || !/\/mcp\/(dcr|preregistered|stepup)\/mcp$/.test(params.resource))
+    if (!params.resource || !/\/mcp\/(dcr|preregistered|stepup|cimd)\/mcp$/.test(params.resource))
       return 'resource must name this MCP server (RFC 8707 resource indicator).';
     return null;
   },
@@ -113,11 +135,15 @@ export const mcpEmulator: EmulatorModule<McpState> = {
         issuer: u.issuer,
         authorization_endpoint: `${u.base}${profile.authorizePath}`,
         token_endpoint: `${u.base}${profile.tokenPath}`,
-        ...(variant === 'preregistered' ? {} : { registration_endpoint: `${u.issuer}/register` }),
+        ...(variant === 'preregistered' || variant === 'cimd'
+          ? {}
+          : { registration_endpoint: `${u.issuer}/register` }),
+        ...(variant === 'cimd' ? { client_id_metadata_document_supported: true } : {}),
         response_types_supported: ['code'],
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+        token_endpoint_auth_methods_supported:
+          variant === 'cimd' ? ['none'] : ['client_secret_post', 'client_secret_basic'],
         scopes_supported: ['notes:read', 'notes:write'],
       };
     };
@@ -138,7 +164,7 @@ export const mcpEmulator: EmulatorModule<McpState> = {
 
     app.post('/:variant/register', async (req, reply) => {
       const variant = variantOf(req);
-      if (!variant || variant === 'preregistered') return unknownVariant(reply);
+      if (!variant || variant === 'preregistered' || variant === 'cimd') return unknownVariant(reply);
       const body = (req.body ?? {}) as Record<string, unknown>;
       const redirectUris = body.redirect_uris;
       if (
