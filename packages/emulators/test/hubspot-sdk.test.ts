@@ -387,3 +387,66 @@ describe('HubSpot SDK: CRM objects', () => {
     expect(priority.options.map((o) => o.value)).toEqual(['low', 'medium', 'high']);
   });
 });
+
+describe('HubSpot SDK: associations v4', () => {
+  const ALAN = '71000003';
+
+  it('links records by default and with a HubSpot-defined type, lists and removes the links', async () => {
+    const sdk = sdkFor(ALAN);
+    const company = await sdk.crm.companies.basicApi.create({
+      properties: { name: 'Bombe Works', domain: 'bombe.example' },
+      associations: [],
+    });
+    const contact = await sdk.crm.contacts.basicApi.create({
+      properties: { email: 'joan.clarke@bombe.example', firstname: 'Joan' },
+      associations: [],
+    });
+    const deal = await sdk.crm.deals.basicApi.create({
+      properties: { dealname: 'Bombe service', dealstage: 'qualifiedtobuy', pipeline: 'default' },
+      associations: [],
+    });
+
+    const byDefault = await sdk.crm.associations.v4.basicApi.createDefault(
+      'contacts',
+      contact.id,
+      'companies',
+      company.id,
+    );
+    expect(byDefault.status).toBe('COMPLETE');
+    expect(byDefault.results).toMatchObject([
+      {
+        // The SDK's name for the wire's `from`.
+        _from: { id: contact.id },
+        to: { id: company.id },
+        associationSpec: { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 },
+      },
+    ]);
+
+    const labelled = await sdk.crm.associations.v4.basicApi.create('deals', deal.id, 'contacts', contact.id, [
+      { associationCategory: 'HUBSPOT_DEFINED' as never, associationTypeId: 3 },
+    ]);
+    expect(labelled).toMatchObject({ fromObjectId: deal.id, toObjectId: contact.id, labels: [] });
+
+    const ofContact = await sdk.crm.associations.v4.basicApi.getPage('contacts', contact.id, 'deals');
+    expect(ofContact.results.map((r) => r.toObjectId)).toEqual([deal.id]);
+    expect(ofContact.results[0]!.associationTypes).toMatchObject([
+      { category: 'HUBSPOT_DEFINED', typeId: 4, label: null },
+    ]);
+    // Both ends see the link, as the v3 objects API does.
+    const read = await sdk.crm.companies.basicApi.getById(company.id, undefined, undefined, ['contacts']);
+    expect(read.associations?.contacts?.results.map((r) => r.id)).toEqual([contact.id]);
+
+    await expect(
+      sdk.crm.associations.v4.basicApi.create('deals', deal.id, 'contacts', contact.id, [
+        { associationCategory: 'HUBSPOT_DEFINED' as never, associationTypeId: 279 },
+      ]),
+    ).rejects.toMatchObject({ code: 400 });
+
+    await sdk.crm.associations.v4.basicApi.archive('contacts', contact.id, 'companies', company.id);
+    const afterwards = await sdk.crm.associations.v4.basicApi.getPage('companies', company.id, 'contacts');
+    expect(afterwards.results).toEqual([]);
+    await expect(
+      sdk.crm.associations.v4.basicApi.getPage('contacts', '999999999', 'deals'),
+    ).rejects.toMatchObject({ code: 404 });
+  });
+});

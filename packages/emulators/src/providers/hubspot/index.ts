@@ -1,5 +1,6 @@
 import type { FastifyError } from 'fastify';
 import type { EmulatorModule } from '../../core/types.js';
+import { registerAssociationRoutes } from './associations.js';
 import { sendHubSpotError } from './errors.js';
 import { registerFileRoutes } from './file-routes.js';
 import { sendHubSpotAuthError } from './http.js';
@@ -44,6 +45,7 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
       registerPropertyRoutes(scope, ctx, getState);
       registerSearchRoute(scope, ctx, getState);
       registerObjectRoutes(scope, ctx, getState);
+      registerAssociationRoutes(scope, ctx, getState);
       registerFileRoutes(scope, ctx, getState);
     });
   },

@@ -21,7 +21,7 @@ const LIST_MAX = 100;
 const LIST_DEFAULT = 10;
 
 /** HubSpot-defined association type ids (v4 labels) and the object types they link. */
-const ASSOCIATION_TYPES: Record<number, { from: ObjectTypeName; to: ObjectTypeName }> = {
+export const ASSOCIATION_TYPES: Record<number, { from: ObjectTypeName; to: ObjectTypeName }> = {
   1: { from: 'contacts', to: 'companies' },
   279: { from: 'contacts', to: 'companies' },
   2: { from: 'companies', to: 'contacts' },

@@ -81,6 +81,18 @@ export function associate(
   linkOneWay(to, fromType, fromId);
 }
 
+/** Removes the link between two records from both ends. */
+export function dissociate(
+  portal: Portal,
+  fromType: ObjectTypeName,
+  fromId: string,
+  toType: ObjectTypeName,
+  toId: string,
+): void {
+  portal.objects[fromType].get(fromId)?.associations.get(toType)?.delete(toId);
+  portal.objects[toType].get(toId)?.associations.get(fromType)?.delete(fromId);
+}
+
 function linkOneWay(record: CrmRecord, type: ObjectTypeName, id: string): void {
   let ids = record.associations.get(type);
   if (!ids) {
