@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CURATED } from '../src/tools/compiled/descriptions.js';
 import { BACKENDS } from './helpers/backends.js';
 import { executeTool, sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const ADA = 'ada00000-0000-4000-8000-000000000001';
+/** Grace Hopper's HubSpot portal (the emulator's second user). */
+const HUBSPOT_USER = '71000002';
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +25,7 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
     }
     await sandboxAccount(t, { provider: 'notion', identifier: 'user_c', userId: ADA });
     await sandboxAccount(t, { provider: 'sharepoint', identifier: 'user_c' });
+    await sandboxAccount(t, { provider: 'hubspot', identifier: 'user_c', userId: HUBSPOT_USER });
   });
   afterAll(async () => {
     await t?.close();
@@ -43,6 +47,14 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
     expect(names).toContain('sharepoint_sites_list_lists');
     expect(names).toContain('outlook_me_send_mail');
     expect(names).toContain('microsoft_teams_me_list_joined_teams');
+    expect(names).toContain('hubspot_contacts_search');
+    expect(names).toContain('hubspot_associations_v4_create_default');
+    expect(names).toContain('hubspot_notes_create');
+    // The specification's CRM tools are HubSpot's too, and keep their names and place.
+    expect(names).toContain('crm_contacts_search');
+    expect(names.indexOf('crm_contacts_search')).toBeLessThan(names.indexOf('hubspot_contacts_search'));
+    // Every curated line is for a tool that exists.
+    expect(Object.keys(CURATED).filter((name) => !names.includes(name))).toEqual([]);
     expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);
     expect(new Set(names).size).toBe(names.length);
     const one = await t.api('/api/v1/tools/google_calendar_events_delete');
@@ -143,6 +155,139 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
     expect(Array.isArray(children.value)).toBe(true);
     const mine = await run('sharepoint_me_get_drive', {});
     expect(mine).toMatchObject({ driveType: expect.any(String) });
+  });
+
+  it('runs HubSpot CRM operations: objects, search, associations and owners', async () => {
+    const owners = await run('hubspot_owners_get_page', { limit: 5 });
+    const owner = (owners.results as Json[])[0]!;
+    expect(await run('hubspot_owners_get_by_id', { ownerId: Number(owner.id) })).toMatchObject({
+      id: owner.id,
+      email: owner.email,
+    });
+    const company = await run('hubspot_companies_create', {
+      body: { properties: { name: 'Compiled Tools Ltd', domain: 'compiled-tools.example.com' } },
+    });
+    const contact = await run('hubspot_contacts_create', {
+      body: {
+        properties: { email: 'compiled.tools@example.com', firstname: 'Compiled', lastname: 'Tools' },
+        associations: [
+          {
+            to: { id: company.id },
+            types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 279 }],
+          },
+        ],
+      },
+    });
+    expect(contact).toMatchObject({
+      id: expect.any(String),
+      properties: { email: 'compiled.tools@example.com' },
+    });
+    const contactId = contact.id as string;
+    const read = await run('hubspot_contacts_get_by_id', {
+      contactId,
+      properties: ['email', 'firstname'],
+      associations: ['companies'],
+    });
+    expect(read).toMatchObject({
+      properties: { email: 'compiled.tools@example.com', firstname: 'Compiled' },
+      associations: { companies: { results: [{ id: company.id }] } },
+    });
+    const updated = await run('hubspot_contacts_update', {
+      contactId,
+      body: { properties: { jobtitle: 'Agent' } },
+    });
+    expect((updated.properties as Json).jobtitle).toBe('Agent');
+    const found = await run('hubspot_contacts_search', {
+      body: {
+        filterGroups: [
+          { filters: [{ propertyName: 'email', operator: 'EQ', value: 'compiled.tools@example.com' }] },
+        ],
+        properties: ['email'],
+      },
+    });
+    expect(found).toMatchObject({ total: 1, results: [{ id: contactId }] });
+    const page = await run('hubspot_contacts_get_page', { limit: 100, properties: ['email'] });
+    expect((page.results as Json[]).some((c) => c.id === contactId)).toBe(true);
+    expect(
+      await run('hubspot_companies_get_by_id', { companyId: company.id, properties: ['domain'] }),
+    ).toMatchObject({ properties: { domain: 'compiled-tools.example.com' } });
+    expect(
+      await run('hubspot_companies_search', { body: { query: 'Compiled Tools', properties: ['name'] } }),
+    ).toMatchObject({ results: [{ id: company.id }] });
+
+    // A deal, through the generic objects API, then linked with the v4 associations API.
+    const deal = await run('hubspot_objects_create', {
+      objectType: 'deals',
+      body: { properties: { dealname: 'Compiled deal', amount: '1200' } },
+    });
+    const dealId = deal.id as string;
+    expect(await run('hubspot_deals_get_by_id', { dealId })).toMatchObject({
+      properties: { dealname: 'Compiled deal' },
+    });
+    expect(
+      await run('hubspot_deals_update', { dealId, body: { properties: { amount: '1500' } } }),
+    ).toMatchObject({ properties: { amount: '1500' } });
+    expect(
+      await run('hubspot_deals_search', {
+        body: {
+          filterGroups: [{ filters: [{ propertyName: 'dealname', operator: 'EQ', value: 'Compiled deal' }] }],
+        },
+      }),
+    ).toMatchObject({ total: 1 });
+    const linked = await run('hubspot_associations_v4_create_default', {
+      fromObjectType: 'deals',
+      fromObjectId: dealId,
+      toObjectType: 'contacts',
+      toObjectId: contactId,
+    });
+    expect(linked).toMatchObject({
+      status: 'COMPLETE',
+      results: [{ from: { id: dealId }, to: { id: contactId }, associationSpec: { associationTypeId: 3 } }],
+    });
+    await run('hubspot_associations_v4_create', {
+      objectType: 'deals',
+      objectId: dealId,
+      toObjectType: 'companies',
+      toObjectId: company.id,
+      body: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 341 }],
+    });
+    const ofContact = await run('hubspot_associations_v4_get_page', {
+      objectType: 'contacts',
+      objectId: contactId,
+      toObjectType: 'deals',
+    });
+    expect(ofContact.results).toEqual([
+      { toObjectId: dealId, associationTypes: [{ category: 'HUBSPOT_DEFINED', typeId: 4, label: null }] },
+    ]);
+    expect(
+      await run('hubspot_objects_get_by_id', {
+        objectType: 'deals',
+        objectId: dealId,
+        associations: ['companies'],
+      }),
+    ).toMatchObject({ associations: { companies: { results: [{ id: company.id }] } } });
+    expect(
+      await run('hubspot_associations_v4_archive', {
+        objectType: 'deals',
+        objectId: dealId,
+        toObjectType: 'contacts',
+        toObjectId: contactId,
+      }),
+    ).toEqual({});
+    const after = await run('hubspot_associations_v4_get_page', {
+      objectType: 'deals',
+      objectId: dealId,
+      toObjectType: 'contacts',
+    });
+    expect(after.results).toEqual([]);
+
+    expect(await run('hubspot_contacts_archive', { contactId })).toEqual({});
+    const gone = await executeTool(t, {
+      tool_name: 'hubspot_contacts_get_by_id',
+      identifier: 'user_c',
+      tool_input: { contactId },
+    });
+    expect(gone.status).toBe(404);
   });
 
   it('refuses an input its description does not allow, before any request', async () => {

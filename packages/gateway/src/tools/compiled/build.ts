@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { getProvider } from '../../providers/catalog.js';
 import { compileDiscovery, compileOpenApi, type ProviderFacts } from './compile.js';
-import { CURATED, type DescriptionSource } from './descriptions.js';
+import { CURATED, DESCRIPTIONS, type DescriptionSource } from './descriptions.js';
 import type { CompiledCatalog } from './operation.js';
 
 /** The gateway package's root, from src/ (tests) and from dist/ alike. */
@@ -27,11 +27,20 @@ export function providerFacts(key: string): ProviderFacts {
   };
 }
 
-/** Reads a provider's description and compiles it into its catalog (the build does this once). */
-export async function compileSource(source: DescriptionSource): Promise<CompiledCatalog> {
+/**
+ * Reads one description and compiles it into a catalog; `taken` holds the names the provider's
+ * other descriptions gave, so names stay unique across them.
+ */
+export async function compileSource(
+  source: DescriptionSource,
+  taken = new Set<string>(),
+): Promise<CompiledCatalog> {
   const doc = JSON.parse(await readFile(descriptionPath(source), 'utf8'));
   const facts = providerFacts(source.provider);
-  const result = source.format === 'openapi' ? compileOpenApi(doc, facts) : compileDiscovery(doc, facts);
+  const result =
+    source.format === 'openapi'
+      ? compileOpenApi(doc, facts, { prefix: source.prefix, taken })
+      : compileDiscovery(doc, facts);
   const version =
     source.format === 'openapi'
       ? String(doc.info?.version ?? '')
@@ -42,4 +51,17 @@ export async function compileSource(source: DescriptionSource): Promise<Compiled
     skipped: result.skipped,
     operations: result.operations,
   };
+}
+
+/** A provider's catalog from all its descriptions, in their order (the build does this once). */
+export async function compileProvider(provider: string): Promise<CompiledCatalog> {
+  const taken = new Set<string>();
+  const catalog: CompiledCatalog = { provider, sources: [], skipped: [], operations: [] };
+  for (const source of DESCRIPTIONS.filter((d) => d.provider === provider)) {
+    const one = await compileSource(source, taken);
+    catalog.sources.push(...one.sources);
+    catalog.skipped.push(...one.skipped);
+    catalog.operations.push(...one.operations);
+  }
+  return catalog;
 }

@@ -7,6 +7,7 @@ import {
   type HttpMethod,
   type JsonSchema,
   parameterNote,
+  prefixedAction,
   toolName,
 } from './operation.js';
 import { convertSchema, newBudget, type SchemaDialect, schemaName } from './schema.js';
@@ -25,6 +26,17 @@ export interface ProviderFacts {
   curated?: Record<string, string>;
 }
 
+/** How one description's tools are named, beside the provider's facts. */
+export interface NamingOptions {
+  /**
+   * The words every tool of the description starts with after the provider's key, for a provider
+   * described in several documents whose operationIds do not say which (HubSpot's `contacts`).
+   */
+  prefix?: string | undefined;
+  /** Names already given by the provider's other descriptions: a clash is numbered. */
+  taken?: Set<string>;
+}
+
 export interface CompileResult {
   operations: CompiledOperation[];
   skipped: { operationId: string; reason: string }[];
@@ -40,6 +52,7 @@ function finish(
   paramSchemas: Map<string, JsonSchema>,
   bodySchema: JsonSchema | undefined,
   bodyType: string | undefined,
+  action?: string,
 ): CompiledOperation {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -62,7 +75,14 @@ function finish(
       ...(required.length ? { required } : {}),
       additionalProperties: false,
     },
-    description: describeOperation(base, facts.displayName, words, bodyType, facts.curated?.[base.name]),
+    description: describeOperation(
+      base,
+      facts.displayName,
+      words,
+      bodyType,
+      facts.curated?.[base.name],
+      action,
+    ),
     annotations: annotationsFor(base.method, base.name),
   };
 }
@@ -158,19 +178,62 @@ function operationWords(operationId: string): string[] {
     .filter(Boolean);
 }
 
+/** HubSpot's operationIds: `<method>-<path>_<name>`, e.g. `get-/crm/v3/objects/contacts/{contactId}_getById`. */
+const PATH_OPERATION_ID = /^[a-z]+-\/.*_([A-Za-z0-9]+)$/;
+
+/** API groups whose name says nothing of the operation: the tool leaves them out. */
+const PLAIN_GROUPS = new Set(['basic', 'core']);
+
+/**
+ * The words of an operation in a description that has a prefix: the prefix, the operation's group
+ * (its first tag, e.g. HubSpot's `Batch`) and its own name (the operationId's last part, e.g.
+ * `getById`). The group is left out when it is plain (`Basic`), when the prefix already says it
+ * (`Owners` under `owners`) or when the name does (`Search` of `doSearch`); the generated client's
+ * `do` (`doSearch`) is not a word. So: `contacts_get_by_id`, `contacts_batch_create`,
+ * `contacts_search`, `properties_groups_get_all`.
+ */
+function prefixedWords(
+  prefix: string,
+  operationId: string,
+  tag: string | undefined,
+): { words: string[]; action: string } {
+  const own = PATH_OPERATION_ID.exec(operationId)?.[1] ?? operationId;
+  const name = snakeWords([own]).filter((w, i) => !(i === 0 && w === 'do'));
+  const prefixWords = prefix.split('_');
+  const group = tag ? snakeWords([tag.replace(/\s+/g, '')]) : [];
+  const groupSaid =
+    group.length === 0 ||
+    PLAIN_GROUPS.has(group.join('_')) ||
+    group.join('_') === prefixWords.join('_') ||
+    group.every((w) => name.includes(w));
+  const kept = groupSaid ? [] : group;
+  return {
+    words: [...prefixWords, ...kept, ...name],
+    action: prefixedAction(
+      prefixWords.map((w) => (/^v\d+$/.test(w) ? `(${w})` : w)),
+      kept,
+      name,
+    ),
+  };
+}
+
 /** One tool per operation of an OpenAPI 3.x description. */
-export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): CompileResult {
+export function compileOpenApi(
+  doc: OpenApiDocument,
+  facts: ProviderFacts,
+  naming: NamingOptions = {},
+): CompileResult {
   if (!/^3\./.test(doc.openapi)) throw new Error(`${facts.key}: not an OpenAPI 3 description`);
   const dialect = openApiDialect(doc);
   const prefix = pathPrefix(facts, doc.servers?.[0]?.url ?? facts.baseUrl);
   const operations: CompiledOperation[] = [];
   const skipped: CompileResult['skipped'] = [];
-  const taken = new Set<string>();
+  const taken = naming.taken ?? new Set<string>();
   for (const [path, item] of Object.entries(doc.paths)) {
     const shared = (item.parameters as OpenApiParameter[] | undefined) ?? [];
     for (const method of HTTP_METHODS) {
       const op = item[method.toLowerCase()] as
-        | { operationId?: string; parameters?: OpenApiParameter[]; requestBody?: unknown }
+        | { operationId?: string; tags?: string[]; parameters?: OpenApiParameter[]; requestBody?: unknown }
         | undefined;
       if (!op) continue;
       const operationId = op.operationId ?? `${method} ${path}`;
@@ -222,7 +285,8 @@ export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): Comp
         bodyType = schemaName(json[1].schema, dialect);
         bodySchema = convertSchema(json[1].schema, budget);
       }
-      const words = operationWords(operationId);
+      const prefixed = naming.prefix ? prefixedWords(naming.prefix, operationId, op.tags?.[0]) : undefined;
+      const words = prefixed?.words ?? operationWords(operationId);
       const name = uniqueName(toolName(facts.key, words.join('_')), taken);
       operations.push(
         finish(
@@ -241,6 +305,7 @@ export function compileOpenApi(doc: OpenApiDocument, facts: ProviderFacts): Comp
           paramSchemas,
           bodySchema,
           bodyType,
+          prefixed?.action,
         ),
       );
     }

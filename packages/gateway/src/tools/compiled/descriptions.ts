@@ -8,7 +8,39 @@ export interface DescriptionSource {
   format: 'openapi' | 'discovery';
   file: string;
   package?: string;
+  /** The words its tools start with after the provider's key, for a provider of several documents. */
+  prefix?: string;
 }
+
+/**
+ * HubSpot's APIs, one document each, rebuilt from its published client by
+ * scripts/hubspot-description-from-client.js (descriptions/SOURCE.md): file and tool prefix.
+ */
+const HUBSPOT: readonly [file: string, prefix: string][] = [
+  ['crm-contacts', 'contacts'],
+  ['crm-companies', 'companies'],
+  ['crm-deals', 'deals'],
+  ['crm-tickets', 'tickets'],
+  ['crm-line-items', 'line_items'],
+  ['crm-products', 'products'],
+  ['crm-quotes', 'quotes'],
+  ['crm-objects', 'objects'],
+  ['crm-calls', 'calls'],
+  ['crm-emails', 'emails'],
+  ['crm-meetings', 'meetings'],
+  ['crm-notes', 'notes'],
+  ['crm-tasks', 'tasks'],
+  ['crm-communications', 'communications'],
+  ['crm-postal-mail', 'postal_mail'],
+  ['crm-associations-v3', 'associations_v3'],
+  ['crm-associations-v3-types', 'associations_v3'],
+  ['crm-associations-v4', 'associations_v4'],
+  ['crm-associations-v4-schema', 'associations_v4'],
+  ['crm-owners', 'owners'],
+  ['crm-properties', 'properties'],
+  ['crm-pipelines', 'pipelines'],
+  ['files', 'files'],
+];
 
 export const DESCRIPTIONS: readonly DescriptionSource[] = [
   { provider: 'google_calendar', format: 'discovery', file: 'google/calendar-v3.json' },
@@ -26,10 +58,16 @@ export const DESCRIPTIONS: readonly DescriptionSource[] = [
     package: '@octokit/openapi',
     file: 'generated/api.github.com.json',
   },
+  ...HUBSPOT.map(([file, prefix]) => ({
+    provider: 'hubspot',
+    format: 'openapi' as const,
+    file: `hubspot/${file}.json`,
+    prefix,
+  })),
 ];
 
-/** The providers with compiled tools. */
-export const COMPILED_PROVIDERS: readonly string[] = DESCRIPTIONS.map((d) => d.provider);
+/** The providers with compiled tools (a provider may have several descriptions). */
+export const COMPILED_PROVIDERS: readonly string[] = [...new Set(DESCRIPTIONS.map((d) => d.provider))];
 
 /**
  * Lines written by hand for the operations agents use most; they open the generated description.
@@ -79,4 +117,43 @@ export const CURATED: Record<string, string> = {
   notion_retrieve_a_page: "Reads one page's properties (its content is its block children).",
   notion_get_block_children: 'Reads the blocks inside a page or block, a page at a time.',
   notion_query_data_source: "Queries a data source's rows with a filter and sorts.",
+  hubspot_contacts_search:
+    'Finds contacts: body.filterGroups (groups are OR-ed, filters in a group AND-ed) of {propertyName, operator (EQ, CONTAINS_TOKEN, GT…), value}, or body.query for a text search; body.properties picks the columns.',
+  hubspot_companies_search:
+    'Finds companies with the same body.filterGroups, query and properties as the contact search.',
+  hubspot_deals_search:
+    'Finds deals with the same body.filterGroups, query and properties as the contact search.',
+  hubspot_objects_search:
+    'Searches any object type (objectType "contacts", "0-1", a custom object…) with the filterGroups of the contact search.',
+  hubspot_contacts_get_by_id:
+    'Reads one contact; name the properties you need in properties and the linked object types in associations.',
+  hubspot_contacts_create:
+    'Creates a contact from body.properties (email, firstname, lastname…); body.associations links it to other records by associationTypeId.',
+  hubspot_contacts_update: "Changes some of a contact's body.properties; an empty string clears one.",
+  hubspot_companies_create: 'Creates a company from body.properties (name, domain…).',
+  hubspot_deals_create:
+    'Creates a deal from body.properties (dealname, amount, dealstage, pipeline, closedate) and optional body.associations.',
+  hubspot_deals_update:
+    "Changes some of a deal's body.properties, e.g. dealstage to move it along its pipeline.",
+  hubspot_notes_create:
+    'Logs a note: body.properties.hs_note_body and hs_timestamp, with body.associations to the records it is about.',
+  hubspot_calls_create:
+    'Logs a call: body.properties (hs_call_body, hs_call_direction, hs_call_duration, hs_timestamp) and body.associations.',
+  hubspot_emails_create:
+    'Logs an email on the timeline: body.properties (hs_email_subject, hs_email_text, hs_timestamp) and body.associations.',
+  hubspot_meetings_create:
+    'Logs a meeting: body.properties (hs_meeting_title, hs_meeting_start_time, hs_meeting_end_time) and body.associations.',
+  hubspot_tasks_create:
+    'Creates a task: body.properties (hs_task_subject, hs_timestamp as its due time, hs_task_status) and body.associations.',
+  hubspot_associations_v4_create_default:
+    "Links two records with HubSpot's default association for their object types (a contact to a company, a deal to a contact).",
+  hubspot_associations_v4_create:
+    'Links two records with the association types in body (a list of {associationCategory, associationTypeId}).',
+  hubspot_associations_v4_get_page:
+    'Lists the records of toObjectType linked to one record, with the types of each link.',
+  hubspot_owners_get_page: "Lists the account's owners (the users records are assigned to); email finds one.",
+  hubspot_properties_get_all:
+    "Lists an object type's properties with their internal names, types and options.",
+  hubspot_pipelines_get_all:
+    "Lists an object type's pipelines with their stages (deal stages, ticket statuses).",
 };

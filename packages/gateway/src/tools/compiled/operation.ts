@@ -105,7 +105,38 @@ const VERBS: Record<string, string> = {
   send: 'Sends',
   import: 'Imports',
   export: 'Exports',
+  archive: 'Archives',
+  upsert: 'Creates or updates',
+  merge: 'Merges',
+  purge: 'Permanently deletes',
+  read: 'Reads',
+  replace: 'Replaces',
+  upload: 'Uploads',
+  request: 'Requests',
 };
+
+/**
+ * The action of an operation named by its object and its own name (HubSpot's `contacts` +
+ * `getById`): "Reads one of the contacts by its id", "Creates contacts, in a batch".
+ */
+export function prefixedAction(subject: string[], group: string[], name: string[]): string {
+  const [verb = '', ...rest] = name;
+  const what = subject.join(' ');
+  const batch = group.join(' ') === 'batch';
+  const among = group.length && !batch ? ` (${group.join(' ')})` : '';
+  const tail = rest.join(' ');
+  let action: string;
+  if (verb === 'get' && tail === 'by id') action = `Reads one of the ${what}${among} by its id`;
+  else if (verb === 'get' && tail === 'page') action = `Lists the ${what}${among}, a page at a time`;
+  else if (verb === 'get' && tail === 'all') action = `Lists all the ${what}${among}`;
+  else {
+    const said = VERBS[verb] ?? verb.replace(/^./, (c) => c.toUpperCase());
+    action = tail.startsWith('by ')
+      ? `${said} one of the ${what}${among} ${tail}`
+      : `${said}${tail ? ` ${tail} of` : ''} ${what}${among}`;
+  }
+  return batch ? `${action}, in a batch` : action;
+}
 
 /**
  * The description an LLM reads, in Portico's words, from the operation's structure only: what it
@@ -118,6 +149,7 @@ export function describeOperation(
   words: string[],
   bodyType: string | undefined,
   curated: string | undefined,
+  named?: string,
 ): string {
   const [first = '', ...rest] = words;
   const pair = words.length > 1 ? `${words.at(-2)}_${words.at(-1)}` : '';
@@ -125,12 +157,14 @@ export function describeOperation(
   const subject = (verb && VERBS[first] ? rest : VERBS[pair] ? words.slice(0, -2) : words.slice(0, -1))
     .join(' ')
     .replace(/_/g, ' ');
-  const action = verb
-    ? `${verb} ${subject || 'the resource'}`.trim()
-    : words
-        .join(' ')
-        .replace(/_/g, ' ')
-        .replace(/^./, (c) => c.toUpperCase());
+  const action = named
+    ? named
+    : verb
+      ? `${verb} ${subject || 'the resource'}`.trim()
+      : words
+          .join(' ')
+          .replace(/_/g, ' ')
+          .replace(/^./, (c) => c.toUpperCase());
   const required = op.params.filter((p) => p.required).map((p) => p.key);
   const optional = op.params.filter((p) => !p.required).map((p) => p.key);
   const parts = [
