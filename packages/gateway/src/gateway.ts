@@ -52,6 +52,7 @@ import { findConnectionById } from './store/connections.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { type Database, openDatabase } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { refreshStatistics, STATISTICS_INTERVAL_MS } from './store/statistics.js';
 import { specificationTools } from './tools/catalog.js';
 import { compiledSources } from './tools/compiled/source.js';
 import { ToolEngine } from './tools/engine.js';
@@ -510,6 +511,13 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       COUNT_FOLD_INTERVAL_MS,
     );
     countFold.unref();
+    // The embedded store has no autovacuum to keep the planner's statistics current (a no-op on
+    // PostgreSQL, whose server does it).
+    const analyze = () =>
+      void refreshStatistics(db).catch((err: unknown) => logger.warn({ err }, 'statistics refresh failed'));
+    analyze();
+    const statistics = setInterval(analyze, STATISTICS_INTERVAL_MS);
+    statistics.unref();
     await deliveries.start();
     triggerPoller.start();
 
@@ -565,6 +573,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
           clearInterval(pruning);
           clearInterval(keepAlive);
           clearInterval(countFold);
+          clearInterval(statistics);
           governor.close();
           presence?.stop();
           const force = setTimeout(() => {

@@ -11,6 +11,7 @@ import type { ProviderDefinition } from '../providers/catalog.js';
 import type { Keyring } from '../secrets/keyring.js';
 import { ACCOUNT_ACCESS_TOKEN, ACCOUNT_REFRESH_TOKEN } from '../secrets/sealed-columns.js';
 import {
+  type AccountListing,
   type AccountRow,
   type AccountWithConnection,
   accountsOfConnection,
@@ -20,7 +21,7 @@ import {
   findAccount,
   findAccountByIdentifier,
   foldAccountCounts,
-  listAccounts,
+  listAccountListings,
   recentlyExpiredAccounts,
   storeTokens,
   upsertPendingAccount,
@@ -58,7 +59,7 @@ export interface AccountsDeps {
 export class AccountService {
   constructor(private readonly deps: AccountsDeps) {}
 
-  view(row: AccountWithConnection): AccountView {
+  view(row: AccountListing): AccountView {
     return accountView(row, { name: row.connection_name, provider: row.provider });
   }
 
@@ -74,9 +75,9 @@ export class AccountService {
   async listRows(
     environmentId: string,
     query: ListAccountsQuery & { provider?: string; connection_names?: readonly string[] | null },
-  ): Promise<{ rows: AccountWithConnection[]; nextPageToken: string | null }> {
+  ): Promise<{ rows: AccountListing[]; nextPageToken: string | null }> {
     const limit = query.page_size ?? 50;
-    const rows = await listAccounts(this.deps.db, environmentId, {
+    const rows = await listAccountListings(this.deps.db, environmentId, {
       ...(query.connection_name ? { connectionName: query.connection_name } : {}),
       ...(query.connection_names ? { connectionNames: query.connection_names } : {}),
       ...(query.identifier ? { identifier: query.identifier } : {}),

@@ -1,8 +1,15 @@
-import type { AccountRow } from '../store/accounts.js';
+import type { AccountListing } from '../store/accounts.js';
 import type { AccountView } from './schemas.js';
 
+/** What the view reads of an account: a listing's row, or the whole row. */
+type ShownAccount = Omit<AccountListing, keyof ConnectionFacts>;
+type ConnectionFacts = Pick<
+  AccountListing,
+  'connection_name' | 'provider' | 'sandbox' | 'tenant' | 'connection_parameters' | 'mcp_server'
+>;
+
 /** A connected account as the API (and every event about it) shows it: never a token. */
-export function accountView(row: AccountRow, connection: { name: string; provider: string }): AccountView {
+export function accountView(row: ShownAccount, connection: { name: string; provider: string }): AccountView {
   return {
     id: row.id,
     connection_name: connection.name,

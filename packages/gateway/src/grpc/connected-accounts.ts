@@ -7,7 +7,7 @@ import { listFilter, reachOf, requireConnection, requireRecord } from '../auth/a
 import type { AuthorizationService } from '../authorization/service.js';
 import { Problem } from '../errors/problem.js';
 import { findBuiltInProvider } from '../providers/catalog.js';
-import type { AccountStatus, AccountWithConnection } from '../store/accounts.js';
+import type { AccountListing, AccountStatus } from '../store/accounts.js';
 import { compileValidator } from '../validation/validator.js';
 import { environmentOf, grantOf } from './authenticate.js';
 import {
@@ -49,7 +49,7 @@ const stamp = (date: Date | null) => (date ? timestampFromDate(date) : undefined
  * Portico's key. Provider tokens never leave Portico: the authorization details carry the granted
  * scopes only.
  */
-export function accountMessage(row: AccountWithConnection) {
+export function accountMessage(row: AccountListing) {
   return {
     id: row.id,
     identifier: row.identifier,

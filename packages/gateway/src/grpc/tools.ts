@@ -3,7 +3,7 @@ import type { HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { AccountService } from '../accounts/service.js';
 import { newAccountRefusal, requireConnection, requireRecord } from '../auth/access.js';
 import { Problem } from '../errors/problem.js';
-import type { AccountWithConnection } from '../store/accounts.js';
+import type { AccountListing } from '../store/accounts.js';
 import type { ToolEngine } from '../tools/engine.js';
 import type { AnyTool } from '../tools/types.js';
 import { clientOf, environmentOf, grantOf } from './authenticate.js';
@@ -65,7 +65,7 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
     await engine.prepare(environmentId);
     return engine.list({ ...filter, environmentId });
   };
-  const toolsOf = async (ctx: HandlerContext, rows: AccountWithConnection[]) => {
+  const toolsOf = async (ctx: HandlerContext, rows: AccountListing[]) => {
     const providers = new Set(rows.map((r) => r.provider));
     return (await listed(ctx)).filter((t) => providers.has(t.provider));
   };
@@ -149,7 +149,7 @@ export function toolMethods(deps: ToolDeps): Partial<ServiceImpl<typeof ToolServ
       }
       if (filter?.identifier || filter?.connector || filter?.connectedAccountId) {
         // Only the tools the named end user can run now (an ACTIVE account for their provider).
-        let rows: AccountWithConnection[];
+        let rows: AccountListing[];
         if (filter.connectedAccountId) {
           const id = filter.connectedAccountId;
           const account = requireRecord(grantOf(ctx), await accounts.get(environmentOf(ctx), id), () =>

@@ -39,8 +39,10 @@ export interface AccountWithConnection extends AccountRow {
   mcp_server: McpServerRecord | null;
 }
 
+const CONNECTION_FACTS = `c.name AS connection_name, c.provider, c.sandbox, c.tenant,
+  c.parameters AS connection_parameters, c.mcp_server`;
 const SELECT_WITH_CONNECTION = `
-  SELECT a.*, c.name AS connection_name, c.provider, c.sandbox, c.tenant, c.parameters AS connection_parameters, c.mcp_server
+  SELECT a.*, ${CONNECTION_FACTS}
   FROM connected_accounts a JOIN connections c ON c.id = a.connection_id`;
 
 /**
@@ -99,6 +101,13 @@ export interface AccountFilter {
   limit: number;
 }
 
+/** What a listing shows of an account: everything but its sealed tokens and its refresh lease. */
+export type AccountListing = Omit<
+  AccountWithConnection,
+  'access_token' | 'refresh_token' | 'refresh_lease_owner' | 'refresh_lease_until'
+>;
+
+/** The accounts of a page, with their tokens (the token lifecycle's own reads). */
 export async function listAccounts(
   db: Queryable,
   environmentId: string,
@@ -106,25 +115,51 @@ export async function listAccounts(
 ): Promise<AccountWithConnection[]> {
   return db.query<AccountWithConnection>(
     `${SELECT_WITH_CONNECTION}
-     WHERE a.environment_id = $1
+     ${LIST_WHERE}`,
+    listParams(environmentId, filter),
+  );
+}
+
+/**
+ * The accounts of a page as listings show them: without the sealed tokens, which were most of
+ * each row's bytes and which the embedded store's driver decoded for nothing (a page of 20 cost a
+ * third less without them).
+ */
+export async function listAccountListings(
+  db: Queryable,
+  environmentId: string,
+  filter: AccountFilter,
+): Promise<AccountListing[]> {
+  return db.query<AccountListing>(
+    `SELECT a.id, a.environment_id, a.connection_id, a.identifier, a.status, a.status_reason,
+       a.token_expires_at, a.token_version, a.scopes, a.provider_metadata, a.last_used_at,
+       a.last_refreshed_at, a.created_at, a.updated_at, ${CONNECTION_FACTS}
+     FROM connected_accounts a JOIN connections c ON c.id = a.connection_id
+     ${LIST_WHERE}`,
+    listParams(environmentId, filter),
+  );
+}
+
+const LIST_WHERE = `WHERE a.environment_id = $1
        AND ($2::text IS NULL OR c.name = $2)
        AND ($3::text IS NULL OR a.identifier = $3)
        AND ($4::text IS NULL OR a.status = $4)
        AND ($5::text IS NULL OR c.provider = $5)
        AND ($6::text IS NULL OR a.id > $6)
        AND ($8::text[] IS NULL OR c.name = ANY($8::text[]))
-     ORDER BY a.id LIMIT $7`,
-    [
-      environmentId,
-      filter.connectionName ?? null,
-      filter.identifier ?? null,
-      filter.status ?? null,
-      filter.provider ?? null,
-      filter.after ?? null,
-      filter.limit,
-      filter.connectionNames ? [...filter.connectionNames] : null,
-    ],
-  );
+     ORDER BY a.id LIMIT $7`;
+
+function listParams(environmentId: string, filter: AccountFilter): unknown[] {
+  return [
+    environmentId,
+    filter.connectionName ?? null,
+    filter.identifier ?? null,
+    filter.status ?? null,
+    filter.provider ?? null,
+    filter.after ?? null,
+    filter.limit,
+    filter.connectionNames ? [...filter.connectionNames] : null,
+  ];
 }
 
 /**
