@@ -1,4 +1,12 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
@@ -7,6 +15,61 @@ import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 const ADA = 'ada@example.com';
 const REVISION = '2026-07-28';
+const CALLBACK = 'http://127.0.0.1:53682/callback';
+
+/** A v2 client's OAuth state, in memory: what a desktop agent would keep on disk. */
+class MemoryProvider implements OAuthClientProvider {
+  info: StoredOAuthClientInformation | undefined;
+  saved: StoredOAuthTokens | undefined;
+  verifier: string | undefined;
+  authorizationUrl: URL | undefined;
+
+  get redirectUrl(): string {
+    return CALLBACK;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Test Agent (2026-07-28)',
+      redirect_uris: [CALLBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  state(): string {
+    return 'the-state';
+  }
+
+  clientInformation() {
+    return this.info;
+  }
+
+  saveClientInformation(info: StoredOAuthClientInformation): void {
+    this.info = info;
+  }
+
+  tokens() {
+    return this.saved;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier!;
+  }
+}
 
 /** The newest protocol revision, through the official v2 client pinned to it (no fallback). */
 describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (backend) => {
@@ -161,6 +224,41 @@ describe.each(BACKENDS)('MCP %s revision ($name)'.replace('%s', REVISION), (back
     const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
     expect(body).toMatchObject({ id: 9, error: { code: -32602 } });
     expect(body.error.message).toMatch(/missing the required per-request envelope key.*_meta/);
+  });
+
+  it("takes a pinned client that knows only the URL from a 401 through OAuth to its user's tools", async () => {
+    const settings = await t.api('/api/v1/mcp/oauth/settings', {
+      method: 'PUT',
+      json: { sign_in_url: 'https://app.example.com/mcp/sign-in' },
+    });
+    expect(settings.status).toBe(200);
+    const provider = new MemoryProvider();
+    const url = new URL(`${t.url}/mcp`);
+    const options = { versionNegotiation: { mode: { pin: REVISION } } } as const;
+    const first = new Client({ name: 'oauth-test', version: '1.0.0' }, options);
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(first.connect(transport)).rejects.toThrow(UnauthorizedError);
+    expect(provider.info?.client_id).toMatch(/^mcpc_/);
+    expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(`${t.url}/mcp`);
+
+    const browser = await fetch(provider.authorizationUrl!, { redirect: 'manual' });
+    expect(browser.status).toBe(302);
+    const requestId = new URL(browser.headers.get('location')!).searchParams.get('mcp_auth_request_id');
+    const approved = await t.api('/api/v1/mcp/oauth/approve', {
+      method: 'POST',
+      json: { auth_request_id: requestId, identifier: ADA },
+    });
+    expect(approved.status).toBe(200);
+    const callback = new URL(((await approved.json()) as { redirect_url: string }).redirect_url);
+    // The whole callback, so the client checks its issuer (RFC 9207) as the v2 SDK does.
+    await transport.finishAuth(callback.searchParams);
+    expect(provider.saved?.access_token).toMatch(/^pmt_/);
+
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' }, options);
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(await allTools(client)).toContain('notes_user_list');
   });
 
   it('keeps 2025-era clients on the revisions they negotiate', async () => {
