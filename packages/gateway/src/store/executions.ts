@@ -43,13 +43,35 @@ export async function findExecution(db: Queryable, id: string): Promise<Executio
 /**
  * Many rows in one statement (the recorder writes in batches), counted into the hourly rollup the
  * dashboard's statistics read in the same statement: only rows actually inserted are counted, so a
- * retried batch is not counted twice.
+ * retried batch is not counted twice. The batch travels as one JSON document: one native
+ * JSON.stringify instead of 21 arrays each driver spelled out as array literals element by element
+ * (a third of the gateway's CPU per row on PostgreSQL, a fifth of the embedded store's).
  */
 export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
   if (!rows.length) return;
-  const column = <K extends keyof ExecutionRow>(key: K) => rows.map((row) => row[key]);
-  const json = (key: 'error_fields' | 'input' | 'output_summary' | 'timings') =>
-    rows.map((row) => (row[key] === undefined || row[key] === null ? null : JSON.stringify(row[key])));
+  const batch = rows.map((row) => ({
+    id: row.id,
+    environment_id: row.environment_id,
+    tool_name: row.tool_name,
+    tool_version: row.tool_version,
+    account_id: row.account_id,
+    connection_name: row.connection_name,
+    identifier: row.identifier,
+    status: row.status,
+    error_code: row.error_code,
+    upstream_calls: row.upstream_calls,
+    duration_ms: row.duration_ms,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    error_detail: row.error_detail ?? null,
+    error_fields: row.error_fields ?? null,
+    input: row.input ?? null,
+    output_summary: row.output_summary ?? null,
+    upstream_status: row.upstream_status ?? null,
+    attempts: row.attempts ?? null,
+    token_refreshed: row.token_refreshed ?? null,
+    timings: row.timings ?? null,
+  }));
   await db.query(
     `WITH inserted AS (
        INSERT INTO executions (id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
@@ -58,15 +80,14 @@ export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Pro
        SELECT u.id, u.environment_id, u.tool_name, u.tool_version,
          a.id, -- an account deleted since the call is no longer there to point to
          u.connection_name, u.identifier, u.status, u.error_code, u.upstream_calls, u.duration_ms,
-         u.started_at, u.finished_at, u.error_detail, u.error_fields::jsonb, u.input::jsonb,
-         u.output_summary::jsonb, u.upstream_status, u.attempts, u.token_refreshed, u.timings::jsonb
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::text[], $9::text[], $10::integer[], $11::integer[], $12::timestamptz[], $13::timestamptz[],
-         $14::text[], $15::text[], $16::text[], $17::text[], $18::integer[], $19::integer[], $20::boolean[],
-         $21::text[])
-         AS u(id, environment_id, tool_name, tool_version, account_id, connection_name, identifier,
-           status, error_code, upstream_calls, duration_ms, started_at, finished_at,
-           error_detail, error_fields, input, output_summary, upstream_status, attempts, token_refreshed, timings)
+         u.started_at, u.finished_at, u.error_detail, u.error_fields, u.input, u.output_summary,
+         u.upstream_status, u.attempts, u.token_refreshed, u.timings
+       FROM json_to_recordset($1::json)
+         AS u(id text, environment_id text, tool_name text, tool_version text, account_id text,
+           connection_name text, identifier text, status text, error_code text, upstream_calls integer,
+           duration_ms integer, started_at timestamptz, finished_at timestamptz, error_detail text,
+           error_fields jsonb, input jsonb, output_summary jsonb, upstream_status integer,
+           attempts integer, token_refreshed boolean, timings jsonb)
        LEFT JOIN connected_accounts a ON a.id = u.account_id
        ON CONFLICT (id) DO NOTHING
        RETURNING environment_id, started_at, tool_name, status, error_code, duration_ms
@@ -78,31 +99,7 @@ export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Pro
      FROM inserted GROUP BY 1, 2, 3, 4, 5, 6
      ON CONFLICT (environment_id, hour, tool_name, status, error_code, duration_bucket)
        DO UPDATE SET count = r.count + excluded.count`,
-    [
-      column('id'),
-      column('environment_id'),
-      column('tool_name'),
-      column('tool_version'),
-      column('account_id'),
-      column('connection_name'),
-      column('identifier'),
-      column('status'),
-      column('error_code'),
-      column('upstream_calls'),
-      column('duration_ms'),
-      column('started_at'),
-      column('finished_at'),
-      rows.map((row) => row.error_detail ?? null),
-      // JSON travels as text in the arrays (a jsonb[] parameter would need every driver to agree
-      // on its array literal) and is cast back per row.
-      json('error_fields'),
-      json('input'),
-      json('output_summary'),
-      rows.map((row) => row.upstream_status ?? null),
-      rows.map((row) => row.attempts ?? null),
-      rows.map((row) => row.token_refreshed ?? null),
-      json('timings'),
-    ],
+    [JSON.stringify(batch)],
   );
 }
 
