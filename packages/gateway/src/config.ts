@@ -83,6 +83,10 @@ export interface Config {
     leaseMs: number;
     /** The least interval_seconds a subscription may ask for. */
     minIntervalSeconds: number;
+    /** Open push channels (Google watch channels, Graph subscriptions) where the type has one. */
+    push: boolean;
+    /** How long a push channel is asked to last, in seconds (the provider caps it). */
+    channelSeconds: number;
   };
   /** Certificate chain and private key (PEM) when Portico terminates TLS itself. */
   tls: { cert: string; key: string } | undefined;
@@ -187,6 +191,10 @@ export const CONFIG_VARIABLES = {
     "How long a process's claim on a trigger subscription lasts, in ms (1000–3600000): a replica killed mid-poll leaves its subscriptions to the others this long. Default 120000.",
   PORTICO_TRIGGER_MIN_INTERVAL_SECONDS:
     'The shortest polling interval a trigger subscription may ask for, in seconds (1–86400). Default 30.',
+  PORTICO_TRIGGER_PUSH:
+    'Whether trigger subscriptions open push channels where the provider has them (Google watch channels, Graph subscriptions), true or false: the provider then needs to reach PORTICO_PUBLIC_URL. Default: true when PORTICO_PUBLIC_URL is https (Google and Graph deliver to HTTPS only), false otherwise.',
+  PORTICO_TRIGGER_CHANNEL_SECONDS:
+    'How long a trigger push channel is asked to last before it is renewed, in seconds (2–2592000; the provider may grant less). Default 86400.',
   PORTICO_TLS_CERT:
     'Certificate chain (PEM text or a file path): Portico then serves TLS on its port, HTTP/1.1 and HTTP/2 by ALPN. Needs PORTICO_TLS_KEY.',
   PORTICO_TLS_KEY: 'Private key of PORTICO_TLS_CERT (PEM text or a file path).',
@@ -218,6 +226,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       return fallback;
     }
     return value;
+  };
+
+  const bool = (name: keyof typeof CONFIG_VARIABLES, fallback: boolean): boolean => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (raw === undefined || raw === '') return fallback;
+    if (!['true', 'false', '1', '0'].includes(raw)) {
+      problems.push(`${name}="${env[name]}" must be true or false.`);
+      return fallback;
+    }
+    return raw === 'true' || raw === '1';
   };
 
   const port = int('PORTICO_PORT', 8080, 0, 65535);
@@ -283,6 +301,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     concurrency: int('PORTICO_TRIGGER_CONCURRENCY', 16, 1, 256),
     leaseMs: int('PORTICO_TRIGGER_LEASE_MS', 120_000, 1000, 3_600_000),
     minIntervalSeconds: int('PORTICO_TRIGGER_MIN_INTERVAL_SECONDS', 30, 1, 86_400),
+    // Google and Graph deliver to HTTPS addresses only: without one, push is asked for explicitly.
+    push: bool('PORTICO_TRIGGER_PUSH', (env.PORTICO_PUBLIC_URL?.trim() ?? '').startsWith('https:')),
+    channelSeconds: int('PORTICO_TRIGGER_CHANNEL_SECONDS', 86_400, 2, 2_592_000),
   };
 
   const mcpPrivateRaw = (env.PORTICO_MCP_CLIENT_METADATA_ALLOW_PRIVATE?.trim() || 'false').toLowerCase();

@@ -60,7 +60,9 @@ import { ToolRegistry } from './tools/registry.js';
 import { RemoteMcpTools } from './tools/remote-mcp/source.js';
 import { ToolsetService } from './toolsets/service.js';
 import type { Tracing } from './tracing/tracing.js';
+import { TriggerChannels } from './triggers/channels.js';
 import { TriggerPoller } from './triggers/poller.js';
+import { TriggerPush } from './triggers/push.js';
 import { TriggerService } from './triggers/service.js';
 import { UpstreamHttp } from './upstream/http.js';
 import { OutboundRefusedError } from './upstream/outbound-guard.js';
@@ -429,14 +431,41 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
     const deliveries = new DeliveryWorker({ db, keyring, logger, config: config.webhooks, tracing });
     // Trigger polls call providers as the end user, like the tools: same transport and governor.
     const endUser = { http, metrics, governor: config.rateGovernor ? governor : undefined };
+    const triggerChannels = new TriggerChannels({
+      db,
+      keyring,
+      logger,
+      publicUrl: config.publicUrl,
+      config: { enabled: config.triggers.push, channelSeconds: config.triggers.channelSeconds },
+    });
     const triggers = new TriggerService({
       db,
       logger,
       accountTokens,
       endUser,
       minIntervalSeconds: config.triggers.minIntervalSeconds,
+      channels: triggerChannels,
     });
-    const triggerPoller = new TriggerPoller({ db, logger, accountTokens, endUser, config: config.triggers });
+    const triggerPoller = new TriggerPoller({
+      db,
+      logger,
+      accountTokens,
+      endUser,
+      config: config.triggers,
+      channels: triggerChannels,
+    });
+    const triggerPush = new TriggerPush({
+      db,
+      keyring,
+      logger,
+      channels: triggerChannels,
+      publicUrl: config.publicUrl,
+      async connection(id) {
+        const row = await connections.getById(id).catch(() => undefined);
+        return row && { row, clientSecret: () => connections.clientSecret(row) };
+      },
+      wake: () => triggerPoller.wake(),
+    });
     const app = await buildApp({
       logger,
       bodyLimitBytes: config.bodyLimitBytes,
@@ -472,6 +501,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         events,
         webhooks,
         triggers,
+        triggerPush,
         admins,
         audit,
         metrics,

@@ -189,6 +189,9 @@ export class EmulatorHost {
       revokeToken(token) {
         return store.revokeToken(token);
       },
+      hasGrant(clientId, userId) {
+        return store.liveGrants(clientId, userId).length > 0;
+      },
       revokeGrants(filter) {
         return store.revokeGrants(host.userFilter(module.key, filter));
       },

@@ -240,6 +240,8 @@ export interface ProviderContext {
   authenticate(req: FastifyRequest): AccessTokenResolution;
   /** Externally visible base URL of this emulator prefix for this request (for webUrl, downloadUrl, next links). */
   publicBase(req: FastifyRequest): string;
+  /** Whether the user has consented to the client (a live grant): an app "installed" in their account. */
+  hasGrant(clientId: string, userId: string): boolean;
   /** Revokes the grant behind an access or refresh token; false when unknown. */
   revokeToken(token: string): boolean;
   /**

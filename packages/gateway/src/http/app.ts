@@ -37,6 +37,7 @@ import { SANDBOX_PREFIX, type Sandbox } from '../sandbox/sandbox.js';
 import type { ToolEngine } from '../tools/engine.js';
 import type { ToolsetService } from '../toolsets/service.js';
 import type { Tracing } from '../tracing/tracing.js';
+import type { TriggerPush } from '../triggers/push.js';
 import type { TriggerService } from '../triggers/service.js';
 import { unsafeInput } from '../validation/text-safety.js';
 import { bodyAjv, DeferredValidators, queryAjv, summarize } from '../validation/validator.js';
@@ -83,6 +84,7 @@ import { mcpOAuthApiRoutes, mcpOAuthRoutes } from './routes/mcp-oauth.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { providerRoutes } from './routes/providers.js';
 import { proxyTokenRoutes } from './routes/proxy-tokens.js';
+import { pushRoutes } from './routes/push.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { tokenRoutes } from './routes/token.js';
 import { toolRoutes } from './routes/tools.js';
@@ -107,6 +109,7 @@ export interface AppServices {
   webhooks: WebhookService;
   /** Trigger subscriptions: provider changes delivered as events. */
   triggers: TriggerService;
+  triggerPush: TriggerPush;
   sandbox: Sandbox;
   clients: ClientStatusCache;
   gatewayClients: GatewayClientService;
@@ -588,6 +591,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       },
       { prefix: '/api/v1' },
     );
+    await own.register(pushRoutes, { prefix: '/push', push: services.triggerPush });
     await own.register(mcpOAuthRoutes, { oauth: services.mcpOAuth, origins: options.mcp.origins });
     await own.register(mcpEndpointRoutes, {
       tokens: services.mcpTokens,

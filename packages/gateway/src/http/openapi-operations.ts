@@ -252,6 +252,7 @@ const TRIGGER = obj('A trigger subscription and its health.', undefined, {
   last_error: null,
   last_error_at: null,
   last_event_at: null,
+  push: { state: 'active', error: null },
   next_poll_at: '2026-01-01T00:02:00.000Z',
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:01:00.000Z',
@@ -334,6 +335,49 @@ export const OPERATIONS: Record<string, OperationInfo> = {
       },
     },
     codes: ['unsupported_grant_type', 'invalid_client', 'rate_limited'],
+    security: PUBLIC,
+  },
+  'POST /push/google': {
+    id: 'receiveGooglePush',
+    tag: 'Triggers',
+    summary: 'Google watch channel notifications',
+    description:
+      'Where Google Calendar and Drive watch channels of trigger subscriptions notify (no body; X-Goog-Channel-ID, X-Goog-Channel-Token, X-Goog-Resource-State). A notification whose channel token is not the channel’s is refused; one that is wakes the subscription’s poll.',
+    success: { status: 204, description: 'Notification taken.' },
+    codes: ['unauthenticated'],
+    security: PUBLIC,
+  },
+  'POST /push/microsoft': {
+    id: 'receiveGraphPush',
+    tag: 'Triggers',
+    summary: 'Microsoft Graph change notifications',
+    description:
+      'Where Graph subscriptions of trigger subscriptions notify: ?validationToken= is echoed as text/plain (the validation handshake); a notification batch whose clientState is not its subscription’s is refused. Lifecycle notifications renew (reauthorizationRequired) or reopen (subscriptionRemoved) the subscription.',
+    success: { status: 202, description: 'Notifications taken.' },
+    otherSuccesses: [
+      { status: 200, description: 'The validation token, echoed.', contentType: 'text/plain' },
+    ],
+    codes: ['unauthenticated'],
+    security: PUBLIC,
+  },
+  'POST /push/hubspot/:connection_id': {
+    id: 'receiveHubSpotWebhook',
+    tag: 'Triggers',
+    summary: 'HubSpot webhook deliveries',
+    description:
+      'The target URL of a HubSpot app’s webhooks (the connection’s app). X-HubSpot-Signature-v3 is checked with the app’s client secret and X-HubSpot-Request-Timestamp must be within five minutes; each event’s portalId wakes the matching CRM trigger subscriptions of that account.',
+    success: { status: 204, description: 'Delivery taken.' },
+    codes: ['unauthenticated', 'invalid_input'],
+    security: PUBLIC,
+  },
+  'POST /push/notion/:connection_id': {
+    id: 'receiveNotionWebhook',
+    tag: 'Triggers',
+    summary: 'Notion webhook deliveries',
+    description:
+      'The webhook URL of a Notion integration (the connection’s). The first request’s verification_token is kept (sealed) and signs every event after (X-Notion-Signature: sha256= HMAC-SHA256 of the body); each event’s workspace_id and entity wake the matching subscriptions.',
+    success: { status: 204, description: 'Delivery taken.' },
+    codes: ['unauthenticated', 'invalid_input'],
     security: PUBLIC,
   },
   'GET /connect/:token': {

@@ -16,6 +16,8 @@ export const SEALED_COLUMNS: SealedColumn[] = [
   { table: 'webhook_endpoints', column: 'previous_secret' },
   { table: 'authorization_requests', column: 'pending_tokens' },
   { table: 'sandbox_state', column: 'state' },
+  { table: 'trigger_channels', column: 'secret' },
+  { table: 'trigger_push_secrets', column: 'secret' },
 ];
 
 export const CONNECTION_CLIENT_SECRET = SEALED_COLUMNS[0]!;
@@ -26,3 +28,5 @@ export const WEBHOOK_SECRET = SEALED_COLUMNS[4]!;
 export const WEBHOOK_PREVIOUS_SECRET = SEALED_COLUMNS[5]!;
 export const REQUEST_PENDING_TOKENS = SEALED_COLUMNS[6]!;
 export const SANDBOX_STATE = SEALED_COLUMNS[7]!;
+export const TRIGGER_CHANNEL_SECRET = SEALED_COLUMNS[8]!;
+export const TRIGGER_PUSH_SECRET = SEALED_COLUMNS[9]!;

@@ -3,6 +3,7 @@ import { randomFillSync } from 'node:crypto';
 /** Prefixes say what an id names, so a misplaced id is obvious in logs and errors. */
 export type IdPrefix =
   | 'env'
+  | 'pts'
   | 'cli'
   | 'conn'
   | 'ca'

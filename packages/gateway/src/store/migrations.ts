@@ -772,4 +772,39 @@ CREATE TABLE toolsets (
 );
 `,
   },
+  {
+    version: 31,
+    name: 'trigger-channels',
+    sql: `
+-- Push channels of trigger subscriptions: a Google watch channel or a Graph subscription per
+-- subscription whose type has one. The provider's change notifications wake the subscription's
+-- poll (its cursor stays the one source of events); the replica holding the subscription's lease
+-- opens and renews the channel. secret is the channel token (Google) or clientState (Graph),
+-- sealed. channel_state on the subscription says whether push is working (NULL: the type has none,
+-- or it has not been tried yet); channel_due_at when the channel next needs opening or renewing.
+-- woken_at is set by a notification and cleared by the claim that polls for it: a notification
+-- arriving during a poll brings the next poll forward to now.
+CREATE TABLE trigger_channels (
+  id               text PRIMARY KEY,
+  subscription_id  text NOT NULL UNIQUE REFERENCES trigger_subscriptions(id) ON DELETE CASCADE,
+  resource_id      text,
+  secret           text NOT NULL,
+  expires_at       timestamptz NOT NULL,
+  created_at       timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE trigger_subscriptions ADD COLUMN IF NOT EXISTS channel_state text CHECK (channel_state IN ('active', 'lapsed'));
+ALTER TABLE trigger_subscriptions ADD COLUMN IF NOT EXISTS channel_error text;
+ALTER TABLE trigger_subscriptions ADD COLUMN IF NOT EXISTS channel_due_at timestamptz;
+ALTER TABLE trigger_subscriptions ADD COLUMN IF NOT EXISTS woken_at timestamptz;
+
+-- The verification token Notion sent to a connection's webhook URL (the key of X-Notion-Signature),
+-- sealed; one per connection, as Notion has one webhook subscription per integration.
+CREATE TABLE trigger_push_secrets (
+  id             text PRIMARY KEY,
+  connection_id  text NOT NULL UNIQUE REFERENCES connections(id) ON DELETE CASCADE,
+  secret         text NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
 ];

@@ -25,6 +25,13 @@ export interface TriggerRow {
   next_poll_at: Date;
   lease_owner: string | null;
   lease_until: Date | null;
+  /** Push: working, lapsed (polling only) or NULL (the type has none, or not tried yet). */
+  channel_state: 'active' | 'lapsed' | null;
+  channel_error: string | null;
+  /** When the push channel next needs opening or renewing. */
+  channel_due_at: Date | null;
+  /** A provider's notification came since the last claim: poll again right after this poll. */
+  woken_at: Date | null;
   created_at: Date;
   updated_at: Date;
   connection_name: string;
@@ -168,7 +175,8 @@ export async function updateTrigger(
        last_error = CASE WHEN $9::text IS NOT NULL THEN $9 ELSE last_error END,
        last_error_at = CASE WHEN $9::text IS NOT NULL THEN now() ELSE last_error_at END,
        next_poll_at = CASE $14::text WHEN 'keep' THEN next_poll_at WHEN 'never' THEN 'infinity'::timestamptz
-         ELSE now() + make_interval(secs => $10::double precision) END,
+         WHEN 'in' THEN CASE WHEN woken_at IS NOT NULL THEN now()
+           ELSE now() + make_interval(secs => $10::double precision) END END,
        last_event_at = CASE WHEN $11 THEN now() ELSE last_event_at END,
        interval_seconds = COALESCE($12, interval_seconds),
        lease_owner = CASE WHEN $13 THEN NULL ELSE lease_owner END,
@@ -218,7 +226,8 @@ export async function claimDueTriggers(
        UPDATE trigger_subscriptions s
        SET lease_owner = $1,
            lease_until = now() + make_interval(secs => $3::double precision / 1000),
-           next_poll_at = now() + make_interval(secs => $3::double precision / 1000)
+           next_poll_at = now() + make_interval(secs => $3::double precision / 1000),
+           woken_at = NULL
        FROM due WHERE s.id = due.id
        RETURNING s.*
      )
@@ -245,6 +254,7 @@ export async function recordQuietPolls(
        last_success_at = now(),
        -- Paused meanwhile: it stays paused.
        next_poll_at = CASE WHEN s.state = 'paused' THEN s.next_poll_at
+         WHEN s.woken_at IS NOT NULL THEN now()
          ELSE now() + make_interval(secs => u.interval_seconds) END,
        lease_owner = NULL, lease_until = NULL, updated_at = now()
      FROM unnest($2::text[], $3::text[], $4::integer[]) AS u(id, cursor, interval_seconds)

@@ -64,6 +64,52 @@ export interface TriggerType<C = Record<string, unknown>> {
   mechanism: string;
   baseline(ctx: PollContext<C>): Promise<PollResult>;
   poll(ctx: PollContext<C>, cursor: Cursor): Promise<PollResult>;
+  /** The provider's push channel per subscription, where it has one (Google, Graph). */
+  push?: PushChannel<C>;
+  /** The provider's app-level webhooks, where they carry its changes (HubSpot, Notion). */
+  webhook?: AppWebhook<C>;
+}
+
+/** What Portico asks a provider for when it opens a channel. */
+export interface ChannelRequest {
+  /** Portico's id for it (Google echoes it in X-Goog-Channel-ID; Graph assigns its own). */
+  id: string;
+  /** Google's channel token, Graph's clientState: every notification must carry it. */
+  secret: string;
+  /** Where notifications go: the gateway's public receiving route for the provider. */
+  address: string;
+  /** Epoch ms the channel is asked to last until. */
+  expiresAt: number;
+}
+
+export interface OpenedChannel {
+  /** The provider's id for the channel (Graph's subscription id; Google: the one asked for). */
+  id: string;
+  /** Google's X-Goog-Resource-ID. */
+  resourceId?: string;
+  /** Epoch ms the provider will keep it until. */
+  expiresAt: number;
+}
+
+/**
+ * A push channel: the provider notifies the gateway's receiving route that something changed, and
+ * the subscription is polled at once (the cursor stays the one source of events).
+ */
+export interface PushChannel<C> {
+  /** The receiving route its notifications arrive at: /push/{route}. */
+  route: 'google' | 'microsoft';
+  /** The longest the provider keeps a channel, in seconds. */
+  maxSeconds: number;
+  open(ctx: PollContext<C>, cursor: Cursor, channel: ChannelRequest): Promise<OpenedChannel>;
+  /** Extends a channel in place (Graph's PATCH); without it a new channel replaces the old (Google). */
+  renew?(ctx: PollContext<C>, channel: { id: string; expiresAt: number }): Promise<{ expiresAt: number }>;
+  close(ctx: PollContext<C>, channel: { id: string; resourceId: string | null }): Promise<void>;
+}
+
+/** App-level webhooks: one URL per app, every account's changes; which of them concern a subscription. */
+export interface AppWebhook<C> {
+  route: 'hubspot' | 'notion';
+  concerns(config: C, event: Record<string, unknown>): boolean;
 }
 
 /** A type's definition, erased to what the catalog holds. */

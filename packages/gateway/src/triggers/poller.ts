@@ -21,6 +21,7 @@ import {
 } from '../store/triggers.js';
 import { changeName, triggerType } from './catalog.js';
 import { readObservations } from './changes.js';
+import type { PushNote, TriggerChannels } from './channels.js';
 import type { AnyTriggerType, PollResult } from './definition.js';
 import { recordStateChange, type StoredCursor } from './service.js';
 
@@ -44,7 +45,7 @@ const QUIET_FLUSH_SIZE = 500;
 const MIN_CLAIM_GAP_MS = 20;
 
 type Outcome =
-  | { kind: 'polled'; result: PollResult }
+  | { kind: 'polled'; result: PollResult; push?: PushNote | undefined }
   | { kind: 'account'; problem: Problem }
   | { kind: 'rate_limited'; waitMs: number }
   | { kind: 'failed'; error: unknown };
@@ -77,6 +78,8 @@ export class TriggerPoller {
       accountTokens: AccountTokens;
       endUser: Omit<EndUserDeps, 'accountTokens'>;
       config: PollerConfig;
+      /** Push channels, opened and renewed while the lease is held. */
+      channels?: TriggerChannels;
     },
   ) {}
 
@@ -156,7 +159,8 @@ export class TriggerPoller {
       type &&
       outcome.result.observations.length === 0 &&
       !outcome.result.complete &&
-      row.state === 'active'
+      row.state === 'active' &&
+      outcome.push?.state !== 'lapsed'
     ) {
       this.queueQuiet(row, outcome.result);
       return;
@@ -165,7 +169,8 @@ export class TriggerPoller {
       const locked = await lockTrigger(tx, row.id);
       // Deleted meanwhile, or its lease went to another replica, which polls it from the cursor.
       if (!locked || locked.lease_owner !== this.owner) return;
-      if (outcome.kind === 'polled' && type) await this.commitPoll(tx, locked, type, outcome.result);
+      if (outcome.kind === 'polled' && type)
+        await this.commitPoll(tx, locked, type, outcome.result, outcome.push);
       else if (outcome.kind === 'account') await this.pauseForAccount(tx, locked, outcome.problem);
       else if (outcome.kind === 'rate_limited') {
         await updateTrigger(tx, locked.id, {
@@ -199,9 +204,12 @@ export class TriggerPoller {
       accountTokens: this.deps.accountTokens,
     });
     const stored = (row.cursor ?? { since: row.created_at.getTime(), at: {} }) as unknown as StoredCursor;
+    const ctx = { client, config: row.config, since: stored.since };
+    // The channel first: a notification from a new channel then finds the poll's cursor saved.
+    const push = await this.deps.channels?.maintain(row, type, ctx, stored.at ?? {});
     try {
-      const result = await type.poll({ client, config: row.config, since: stored.since }, stored.at ?? {});
-      return { kind: 'polled', result };
+      const result = await type.poll(ctx, stored.at ?? {});
+      return { kind: 'polled', result, push };
     } catch (error) {
       if (error instanceof Problem) {
         if (error.code === 'account_not_active' || error.code === 'account_not_found')
@@ -214,7 +222,13 @@ export class TriggerPoller {
   }
 
   /** Reports the poll's changes, moves the cursor and marks the subscription healthy. */
-  private async commitPoll(tx: Queryable, row: TriggerRow, type: AnyTriggerType, result: PollResult) {
+  private async commitPoll(
+    tx: Queryable,
+    row: TriggerRow,
+    type: AnyTriggerType,
+    result: PollResult,
+    push?: PushNote,
+  ) {
     const stored = (row.cursor ?? { since: row.created_at.getTime(), at: {} }) as unknown as StoredCursor;
     const known = await knownItems(tx, row.id, result.complete ? null : result.observations.map((o) => o.id));
     const reading = readObservations(result.observations, known, {
@@ -246,7 +260,8 @@ export class TriggerPoller {
     await saveItems(tx, row.id, reading.save);
     await forgetItems(tx, row.id, reading.forget);
     const requested = row.state === 'paused' && row.pause_reason === 'requested';
-    const state: TriggerState = requested ? 'paused' : 'active';
+    // Push lapsed: the changes still come, at the polling interval only.
+    const state: TriggerState = requested ? 'paused' : push?.state === 'lapsed' ? 'degraded' : 'active';
     const next = await updateTrigger(tx, row.id, {
       cursor: { since: stored.since, at: result.cursor },
       state,
@@ -258,7 +273,13 @@ export class TriggerPoller {
       releaseLease: true,
     });
     if (next && row.state !== state) {
-      await recordStateChange(this.deps.db, tx, next, row.state, 'polled successfully');
+      const reason =
+        push?.state === 'lapsed'
+          ? `the push channel could not be opened or renewed (${push.error}); polling every ${row.interval_seconds} s until it is`
+          : push?.restored
+            ? 'the push channel is open again'
+            : 'polled successfully';
+      await recordStateChange(this.deps.db, tx, next, row.state, reason);
     }
   }
 

@@ -71,6 +71,11 @@ export interface TriggerView {
   last_error: string | null;
   last_error_at: string | null;
   last_event_at: string | null;
+  /**
+   * The push channel (Google watch channel, Graph subscription) of a type that has one: active, or
+   * lapsed (polling only) with why; null when the type polls only or push is off.
+   */
+  push: { state: 'active' | 'lapsed'; error: string | null } | null;
   next_poll_at: string | null;
   created_at: string;
   updated_at: string;
@@ -97,6 +102,7 @@ export function triggerView(row: TriggerRow): TriggerView {
     last_error: row.last_error,
     last_error_at: iso(row.last_error_at),
     last_event_at: iso(row.last_event_at),
+    push: row.channel_state ? { state: row.channel_state, error: row.channel_error } : null,
     // A paused trigger waits for no time ('infinity', which the drivers read as an invalid date).
     next_poll_at: next instanceof Date && Number.isFinite(next.getTime()) ? next.toISOString() : null,
     created_at: row.created_at.toISOString(),

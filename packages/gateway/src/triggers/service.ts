@@ -22,6 +22,7 @@ import {
   updateTrigger,
 } from '../store/triggers.js';
 import { TRIGGER_TYPES, triggerType, triggerTypeView, validateConfig } from './catalog.js';
+import type { TriggerChannels } from './channels.js';
 import type { Cursor } from './definition.js';
 import {
   type CreateTriggerBody,
@@ -48,6 +49,8 @@ export interface TriggerServiceDeps {
   endUser: Omit<EndUserDeps, 'accountTokens'>;
   /** The least interval a subscription may ask for (PORTICO_TRIGGER_MIN_INTERVAL_SECONDS). */
   minIntervalSeconds: number;
+  /** Push channels: opened with the subscription, stopped with it. */
+  channels?: TriggerChannels;
 }
 
 /**
@@ -154,6 +157,28 @@ export class TriggerService {
       { trigger_id: id, trigger_type: type.name, account_id: account.id },
       'trigger created',
     );
+    // Push from the start (the first poll may be an interval away); a channel that cannot be
+    // opened is tried again at that poll, and the subscription's health says so meanwhile.
+    if (inserted && this.deps.channels?.pushes(type)) {
+      const row = await this.get(environmentId, id);
+      const note = await this.deps.channels.maintain(row, type, { client, config, since }, baseline.cursor);
+      if (note?.state === 'lapsed') {
+        await db.transaction(async (tx) => {
+          const locked = await lockTrigger(tx, id);
+          if (locked?.state !== 'active') return;
+          const next = await updateTrigger(tx, id, { state: 'degraded' });
+          if (next) {
+            await recordStateChange(
+              db,
+              tx,
+              next,
+              'active',
+              `the push channel could not be opened (${note.error}); polling every ${interval} s until it is`,
+            );
+          }
+        });
+      }
+    }
     return this.get(environmentId, id);
   }
 
@@ -227,8 +252,31 @@ export class TriggerService {
     return this.get(environmentId, id);
   }
 
+  /** Deletes the subscription, its push channel stopped at the provider first (channels.stop, DELETE). */
   async remove(environmentId: string, id: string): Promise<void> {
-    await this.get(environmentId, id);
+    const row = await this.get(environmentId, id);
+    const type = (() => {
+      try {
+        return triggerType(row.trigger_type);
+      } catch {
+        return undefined;
+      }
+    })();
+    if (type?.push && this.deps.channels) {
+      try {
+        const credential = await this.deps.accountTokens.forAccount(row.account_id);
+        const client = new ProviderClient(credential, {
+          ...this.deps.endUser,
+          accountTokens: this.deps.accountTokens,
+        });
+        const since = ((row.cursor as { since?: number } | null)?.since ??
+          row.created_at.getTime()) as number;
+        await this.deps.channels.close(row, type, { client, config: row.config, since });
+      } catch (err) {
+        // An account that cannot be used any more: the channel expires at the provider on its own.
+        this.deps.logger.info({ trigger_id: id, err }, 'trigger push channel left to expire');
+      }
+    }
     await deleteTrigger(this.deps.db, id);
   }
 

@@ -9,6 +9,7 @@ import { registerSheetsRoutes } from './sheets/routes.js';
 import { seedSheets } from './sheets/seed.js';
 import type { GoogleDataOf, GoogleState, GoogleUserData } from './user-data.js';
 import { googleUsers } from './users.js';
+import { notifyWatchers, registerWatchRoutes } from './watch.js';
 
 export type { GoogleDataOf, GoogleState, GoogleUserData } from './user-data.js';
 
@@ -28,7 +29,7 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
       const data: GoogleUserData = { user, drive, driveChanges: newChangeLog(drive), calendar, sheets, docs };
       byUser.set(user.id, data);
     }
-    return { byUser };
+    return { byUser, channels: new Map() };
   },
   registerRoutes(app, ctx, getState) {
     const dataOf: GoogleDataOf = (userId) => {
@@ -41,6 +42,7 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
     app.addHook('onSend', async (req, _reply, payload) => {
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         for (const data of getState().byUser.values()) catchUp(data, ctx.clock());
+        notifyWatchers(ctx, getState());
       }
       return payload;
     });
@@ -49,6 +51,7 @@ export const googleEmulator: EmulatorModule<GoogleState> = {
     registerDriveRoutes(app, ctx, dataOf);
     registerSheetsRoutes(app, ctx, dataOf);
     registerDocsRoutes(app, ctx, dataOf);
+    registerWatchRoutes(app, ctx, dataOf, getState);
   },
   sendAuthError: sendGoogleAuthError,
   sendNotFound(reply, req) {

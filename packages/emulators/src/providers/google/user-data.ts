@@ -27,6 +27,8 @@ export interface GoogleUserData {
 
 export interface GoogleState {
   byUser: Map<string, GoogleUserData>;
+  /** Watch channels (watch.ts), by channel id. */
+  channels: Map<string, import('./watch.js').WatchChannel>;
 }
 
 /** Resolves the data of the user behind the request's token (routes authenticate first). */

@@ -12,9 +12,11 @@ import { registerSearchRoute } from './search.js';
 import { seedPortal } from './seed.js';
 import type { HubSpotState } from './store.js';
 import { hubspotUsers } from './users.js';
+import { deliverAppWebhooks } from './webhooks.js';
 
 export type { HubSpotState, Portal } from './store.js';
 export { hubspotUsers } from './users.js';
+export { type AppWebhookSettings, configureAppWebhooks } from './webhooks.js';
 
 /** Uploads are not a CRM thing, but imports and big batch bodies can be large. */
 const BODY_LIMIT = 64 * 1024 * 1024;
@@ -26,7 +28,7 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
   oauth: hubspotOAuthProfile,
   createState() {
     const portals = new Map(hubspotUsers.map((user, i) => [user.id, seedPortal(user, i)] as const));
-    return { portals };
+    return { portals, appWebhooks: new Map(), webhookSeen: new Map(), webhookEventSeq: 0 };
   },
   registerRoutes(app, ctx, getState) {
     // A child scope so HubSpot's error shape for malformed bodies does not leak into the core's routes.
@@ -35,6 +37,11 @@ export const hubspotEmulator: EmulatorModule<HubSpotState> = {
         const status = error.statusCode ?? 500;
         if (status >= 500) return sendHubSpotError(reply, status, 'INTERNAL_ERROR', 'internal error');
         return sendHubSpotError(reply, status, 'VALIDATION_ERROR', `Invalid input JSON: ${error.message}`);
+      });
+      // After each write (before its answer leaves), the apps' webhooks get what it changed.
+      scope.addHook('onSend', async (req, _reply, payload) => {
+        if (req.method !== 'GET' && req.method !== 'HEAD') deliverAppWebhooks(ctx, getState());
+        return payload;
       });
       const options = { bodyLimit: BODY_LIMIT };
       scope.addHook('onRoute', (route) => {

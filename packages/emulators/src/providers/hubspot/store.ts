@@ -48,6 +48,14 @@ export interface Portal {
 
 export interface HubSpotState {
   portals: Map<string, Portal>;
+  /** Apps' webhook settings (webhooks.ts), by client id. */
+  appWebhooks: Map<string, import('./webhooks.js').AppWebhookSettings>;
+  /** What webhooks last saw of each portal's records, by user id. */
+  webhookSeen: Map<
+    string,
+    Map<string, { updatedAt: number; archived: boolean; properties: Map<string, string> }>
+  >;
+  webhookEventSeq: number;
 }
 
 export function allocateId(portal: Portal): string {

@@ -13,6 +13,7 @@ import {
 import { revokeSignInSessions, sendMe } from './me.js';
 import type { MicrosoftState } from './model.js';
 import { followedSites, resolveSite, searchSites, sendDriveList, sendSite, sendSiteList } from './sites.js';
+import { handleSubscriptions } from './subscriptions.js';
 
 const FIXED_PATHS = [
   '/v1.0/me',
@@ -21,6 +22,7 @@ const FIXED_PATHS = [
   '/v1.0/me/drive',
   '/v1.0/me/drives',
   '/v1.0/sites',
+  '/v1.0/subscriptions',
   '/v1.0/sites/root',
   '/v1.0/sites/root/drive',
   '/v1.0/sites/root/drive/root/children',
@@ -100,6 +102,7 @@ function dispatch(call: GraphCall, segments: string[]): FastifyReply | Promise<F
     }
     return unknownSegment(req, reply, sub);
   }
+  if (head === 'subscriptions') return handleSubscriptions(call, segments);
   if (head === 'drives') {
     if (second === undefined)
       return invalidRequest(req, reply, 'Listing drives requires a site, group or user.');

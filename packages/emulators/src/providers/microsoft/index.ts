@@ -6,10 +6,12 @@ import { registerGraphRoutes } from './graph-routes.js';
 import type { MicrosoftState } from './model.js';
 import { microsoftOAuthProfile } from './oauth.js';
 import { seedMicrosoftState } from './seed.js';
+import { notifySubscribers } from './subscriptions.js';
 import { registerUploadSessionRoutes } from './upload-sessions.js';
 import { microsoftUsers } from './users.js';
 
 export type { Drive, DriveItem, MicrosoftState, Site, TenantData } from './model.js';
+export { type GraphSubscription, sendLifecycle } from './subscriptions.js';
 export { type MicrosoftTenant, type MicrosoftUser, microsoftUsers } from './users.js';
 
 /**
@@ -29,7 +31,10 @@ export const microsoftEmulator: EmulatorModule<MicrosoftState> = {
     await app.register(async (scope) => {
       // After each write (before its answer leaves), the delta logs note what it changed.
       scope.addHook('onSend', async (req, _reply, payload) => {
-        if (req.method !== 'GET' && req.method !== 'HEAD') logDriveWrites(getState());
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          logDriveWrites(getState());
+          notifySubscribers(getState(), ctx.clock());
+        }
         return payload;
       });
       registerGraphRoutes(scope, ctx, getState, sendGraphAuthError);

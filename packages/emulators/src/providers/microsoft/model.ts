@@ -77,6 +77,8 @@ export interface MicrosoftState {
   tenants: Map<string, TenantData>;
   /** Resumable uploads in progress (`createUploadSession`), by session id. */
   uploadSessions: Map<string, UploadSession>;
+  /** Change-notification subscriptions (subscriptions.ts), by id. */
+  subscriptions: Map<string, import('./subscriptions.js').GraphSubscription>;
 }
 
 /** A large-file upload: fragments arrive in order at the session's pre-authenticated URL. */

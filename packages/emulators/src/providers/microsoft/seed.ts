@@ -279,5 +279,11 @@ function seedTenant(user: MicrosoftUser): TenantData {
 export function seedMicrosoftState(): MicrosoftState {
   const tenants = new Map<string, TenantData>();
   for (const user of microsoftUsers) tenants.set(user.id, seedTenant(user));
-  return { downloadUrlTtlSeconds: 3600, signingKey: randomBytes(32), tenants, uploadSessions: new Map() };
+  return {
+    downloadUrlTtlSeconds: 3600,
+    signingKey: randomBytes(32),
+    tenants,
+    uploadSessions: new Map(),
+    subscriptions: new Map(),
+  };
 }

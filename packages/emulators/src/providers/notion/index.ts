@@ -13,10 +13,12 @@ import { registerSearchRoutes } from './routes/search.js';
 import { registerUserRoutes } from './routes/users.js';
 import { seedWorkspace } from './seed.js';
 import { notionUsers } from './users.js';
+import { deliverNotionWebhooks } from './webhooks.js';
 
 export type { NotionState, Workspace } from './model.js';
 export { notionSeedIds } from './seed.js';
 export { notionUsers } from './users.js';
+export { createNotionWebhook, type NotionWebhook, verifyNotionWebhook } from './webhooks.js';
 
 /** Notion (API versions 2022-06-28 and 2025-09-03): one workspace per emulated user, served under `/notion`. */
 export const notionEmulator: EmulatorModule<NotionState> = {
@@ -25,7 +27,11 @@ export const notionEmulator: EmulatorModule<NotionState> = {
   users: notionUsers,
   oauth: notionOAuthProfile,
   createState() {
-    return { workspaces: new Map(notionUsers.map((user) => [user.id, seedWorkspace(user)])) };
+    return {
+      workspaces: new Map(notionUsers.map((user) => [user.id, seedWorkspace(user)])),
+      webhooks: new Map(),
+      webhookSeen: new Map(),
+    };
   },
   registerRoutes(app, ctx, getState) {
     // Notion answers malformed JSON with its own error body, not Fastify's.
@@ -46,6 +52,11 @@ export const notionEmulator: EmulatorModule<NotionState> = {
         'invalid_request',
         error instanceof Error ? error.message : 'Invalid request.',
       );
+    });
+    // After each write (before its answer leaves), the integrations' webhooks get what it changed.
+    app.addHook('onSend', async (req, _reply, payload) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') deliverNotionWebhooks(ctx, getState());
+      return payload;
     });
     registerNotionOAuthExtras(app, ctx);
     registerUserRoutes(app, ctx, getState);

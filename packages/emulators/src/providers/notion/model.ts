@@ -100,4 +100,11 @@ export interface Workspace {
 
 export interface NotionState {
   workspaces: Map<string, Workspace>;
+  /** Integrations' webhook subscriptions (webhooks.ts), by id. */
+  webhooks: Map<string, import('./webhooks.js').NotionWebhook>;
+  /** What webhooks last saw of each workspace, by owner id. */
+  webhookSeen: Map<
+    string,
+    { pages: Map<string, { edited: number; trashed: boolean; values: string }>; comments: Set<string> }
+  >;
 }

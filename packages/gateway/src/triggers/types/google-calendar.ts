@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import type { ProviderClient } from '../../accounts/provider-client.js';
 import { Problem } from '../../errors/problem.js';
 import type { Observation, PollResult, TriggerType } from '../definition.js';
+import { googleWatch } from './google-push.js';
 import { changesParam } from './shared.js';
 
 const Config = Type.Object(
@@ -66,6 +67,12 @@ export const calendarEvents: TriggerType<Config> = {
       throw error;
     }
   },
+  push: googleWatch<Config>({
+    async watch(config) {
+      return { path: `/calendar/v3/calendars/${encodeURIComponent(config.calendar_id)}/events/watch` };
+    },
+    stopPath: '/calendar/v3/channels/stop',
+  }),
 };
 
 async function fullSync(client: ProviderClient, calendarId: string): Promise<PollResult> {

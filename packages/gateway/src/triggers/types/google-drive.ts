@@ -2,6 +2,7 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { ProviderClient } from '../../accounts/provider-client.js';
 import { Problem } from '../../errors/problem.js';
 import type { Cursor, Observation, PollResult, TriggerType } from '../definition.js';
+import { googleWatch } from './google-push.js';
 import { changesParam, epochOf } from './shared.js';
 
 interface DriveFile {
@@ -79,6 +80,7 @@ export const driveFiles: TriggerType<FilesConfig> = {
     // Drive refused the page token: what changed since the last poll, listed instead.
     return resync(client, config.folder_id, cursor);
   },
+  push: driveChangesWatch(),
 };
 
 const FileConfig = (what: string) =>
@@ -134,7 +136,19 @@ function oneFile(
         observations: [observe(file.data)],
       };
     },
+    push: driveChangesWatch(),
   };
+}
+
+/** Drive's changes.watch from the subscription's page token: notified of every change in the log. */
+function driveChangesWatch<C>() {
+  return googleWatch<C>({
+    async watch(_config, cursor, client) {
+      const token = typeof cursor.page_token === 'string' ? cursor.page_token : await startPageToken(client);
+      return { path: '/drive/v3/changes/watch', query: { pageToken: token } };
+    },
+    stopPath: '/drive/v3/channels/stop',
+  });
 }
 
 export const sheetsSpreadsheet = oneFile('sheets_spreadsheet', 'spreadsheet', SPREADSHEET);

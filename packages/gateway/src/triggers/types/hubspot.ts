@@ -105,6 +105,12 @@ function crmRecords(
       const after = typeof cursor.modified_after === 'number' ? cursor.modified_after : Date.now();
       return search(client, objectType, modifiedProperty, config, after);
     },
+    // contact.creation, contact.propertyChange, …: the search then reads what changed.
+    webhook: {
+      route: 'hubspot',
+      concerns: (_config, event) =>
+        typeof event.subscriptionType === 'string' && event.subscriptionType.startsWith(`${singular}.`),
+    },
   };
 }
 

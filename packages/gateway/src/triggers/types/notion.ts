@@ -74,6 +74,12 @@ export const notesDatabaseRows: TriggerType<Static<typeof RowsConfig>> = {
   config: RowsConfig,
   changes: ['created', 'updated'],
   mechanism: 'Database query filtered and sorted on last_edited_time (POST /v1/databases/{id}/query)',
+  // page.created, page.properties_updated, …, of a page whose parent is the database.
+  webhook: {
+    route: 'notion',
+    concerns: (config, event) =>
+      eventType(event).startsWith('page.') && sameId(dataOf(event).parent?.id, config.database_id),
+  },
   async baseline({ client, config }) {
     // Reading the database checks it is there and shared with the integration.
     await client.request({ method: 'GET', path: `/v1/databases/${encodeURIComponent(config.database_id)}` });
@@ -132,6 +138,11 @@ export const notesPage: TriggerType<Static<typeof PageConfig>> = {
   config: PageConfig,
   changes: ['updated'],
   mechanism: 'The page’s last_edited_time and properties (GET /v1/pages/{id})',
+  webhook: {
+    route: 'notion',
+    concerns: (config, event) =>
+      eventType(event).startsWith('page.') && sameId(entityOf(event).id, config.page_id),
+  },
   async baseline({ client, config }) {
     const seen = observePage(await getPage(client, config.page_id));
     return { cursor: { version: seen.version }, observations: [seen] };
@@ -172,6 +183,13 @@ export const notesComments: TriggerType<Static<typeof CommentsConfig>> = {
   config: CommentsConfig,
   changes: ['created'],
   mechanism: 'The block’s comments (GET /v1/comments?block_id=…) compared with those seen',
+  // comment.created names the page in data.page_id (its parent block in data.parent).
+  webhook: {
+    route: 'notion',
+    concerns: (config, event) =>
+      eventType(event).startsWith('comment.') &&
+      (sameId(dataOf(event).page_id, config.page_id) || sameId(dataOf(event).parent?.id, config.page_id)),
+  },
   async baseline({ client, config }) {
     const comments = await listComments(client, config.page_id);
     return { cursor: { ids: idsDigest(comments) }, observations: comments.map(observeComment) };
@@ -210,4 +228,16 @@ async function listComments(client: ProviderClient, blockId: string): Promise<No
     cursor = res.data.next_cursor;
   }
   return comments;
+}
+
+/** A webhook event's parts (Notion's shape: type, entity, data). */
+const eventType = (event: Record<string, unknown>) => (typeof event.type === 'string' ? event.type : '');
+const entityOf = (event: Record<string, unknown>) => (event.entity ?? {}) as { id?: unknown };
+const dataOf = (event: Record<string, unknown>) =>
+  (event.data ?? {}) as { parent?: { id?: unknown }; page_id?: unknown };
+
+/** Notion ids with and without their dashes are the same id. */
+function sameId(a: unknown, b: string): boolean {
+  if (typeof a !== 'string') return false;
+  return a.replaceAll('-', '').toLowerCase() === b.replaceAll('-', '').toLowerCase();
 }

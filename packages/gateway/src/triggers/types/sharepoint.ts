@@ -68,6 +68,41 @@ export const sharepointDriveItems: TriggerType<Config> = {
       throw error;
     }
   },
+  push: {
+    route: 'microsoft',
+    // Graph keeps a driveItem subscription for at most 42,300 minutes.
+    maxSeconds: 42_300 * 60,
+    async open({ client, config }, _cursor, channel) {
+      const res = await client.request<{ id: string; expirationDateTime?: string }>({
+        method: 'POST',
+        path: '/v1.0/subscriptions',
+        json: {
+          // driveItem subscriptions know only "updated" (a create or delete updates the root).
+          changeType: 'updated',
+          notificationUrl: channel.address,
+          lifecycleNotificationUrl: channel.address,
+          resource: `/drives/${config.drive_id}/root`,
+          expirationDateTime: new Date(channel.expiresAt).toISOString(),
+          clientState: channel.secret,
+        },
+      });
+      return { id: res.data.id, expiresAt: epochOf(res.data.expirationDateTime) ?? channel.expiresAt };
+    },
+    async renew({ client }, channel) {
+      const res = await client.request<{ expirationDateTime?: string }>({
+        method: 'PATCH',
+        path: `/v1.0/subscriptions/${encodeURIComponent(channel.id)}`,
+        json: { expirationDateTime: new Date(channel.expiresAt).toISOString() },
+      });
+      return { expiresAt: epochOf(res.data.expirationDateTime) ?? channel.expiresAt };
+    },
+    async close({ client }, channel) {
+      await client.request({
+        method: 'DELETE',
+        path: `/v1.0/subscriptions/${encodeURIComponent(channel.id)}`,
+      });
+    },
+  },
 };
 
 function observe(item: DriveItem): Observation {
