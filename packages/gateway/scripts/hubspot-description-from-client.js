@@ -8,7 +8,10 @@
 // `attributeTypeMap` and declarations (property names, types, formats, enums, optional or not).
 // Nothing of the client's prose (its doc comments) is read or written.
 //
-// Usage: node scripts/hubspot-description-from-client.js   (writes descriptions/hubspot/*.json)
+// Usage, with the client installed for the run only (14.0.1 declares Node >= 22, which the project
+// does not promise, so it is no dependency of the project's; reading it as data works on Node 20):
+//   npm install --no-save @hubspot/api-client@14.0.1 -w packages/gateway
+//   node scripts/hubspot-description-from-client.js   (writes descriptions/hubspot/*.json)
 // The files it writes are data, committed; the build does not run this script.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

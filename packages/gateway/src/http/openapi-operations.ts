@@ -404,6 +404,19 @@ export const OPERATIONS: Record<string, OperationInfo> = {
     codes: ['link_invalid', 'credentials_invalid'],
     security: PUBLIC,
   },
+  'GET /sso/v1/oauth/:connection_id/client-metadata.json': {
+    id: 'getClientMetadataDocument',
+    tag: 'Authorization',
+    summary: 'Client ID metadata document',
+    description:
+      'The client ID metadata document of a remote MCP server connection, served under an https public URL: its URL is the client_id Portico presents to an authorization server that takes such documents, which fetches it with no credential (cacheable for five minutes).',
+    success: ok(
+      'The document (client_id, client_name, redirect_uris, grant types, token endpoint authentication).',
+      { type: 'object', additionalProperties: true },
+    ),
+    codes: ['not_found'],
+    security: PUBLIC,
+  },
   'GET /sso/v1/oauth/:connection_id/callback': {
     id: 'handleOAuthCallback',
     tag: 'Authorization',
