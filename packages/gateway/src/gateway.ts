@@ -225,6 +225,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
         for (const c of await countAccounts(db)) counts[c.status] = (counts[c.status] ?? 0) + c.count;
         return counts;
       },
+      databaseStatements: {
+        store: db.kind === 'pglite' ? 'embedded' : 'postgres',
+        count: () => db.statements(),
+      },
     });
 
     const tokens = new AccessTokenIssuer(keyring, config.publicUrl, config.accessTokenTtlSeconds);

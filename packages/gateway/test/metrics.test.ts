@@ -74,6 +74,7 @@ describe.each(BACKENDS)('GET /metrics ($name)', (backend) => {
       'portico_token_refresh_duration_seconds',
       'portico_credential_cache_lookups_total',
       'portico_connected_accounts',
+      'portico_database_statements_total',
       'nodejs_eventloop_lag_seconds',
     ]) {
       expect(names).toContain(name);
@@ -124,6 +125,47 @@ describe.each(BACKENDS)('GET /metrics ($name)', (backend) => {
       proxied - 1,
     );
     expect(sample(after, 'portico_connected_accounts', { status: 'ACTIVE' })).toBe(1);
+  });
+
+  it('counts the statements the store sends, labelled by the store alone', async () => {
+    const store = backend.name === 'pglite' ? 'embedded' : 'postgres';
+    const before = await scrape();
+    const family = before.find((f) => f.name === 'portico_database_statements_total');
+    expect(family?.type).toBe('COUNTER');
+    expect(family?.metrics.map((m) => m.labels)).toEqual([{ store }]);
+    for (let i = 0; i < 25; i++) await t.db.query('SELECT 1');
+    await t.db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await tx.query('SELECT 2');
+    });
+    const after = await scrape();
+    const delta =
+      sample(after, 'portico_database_statements_total') -
+      sample(before, 'portico_database_statements_total');
+    // Background jobs and the scrape itself (the accounts gauge) run statements too.
+    expect(delta).toBeGreaterThanOrEqual(25 + 4);
+  });
+
+  it('counts a transaction as its BEGIN, its statements and its COMMIT or ROLLBACK', async () => {
+    const db = await backend.open();
+    try {
+      const before = db.statements();
+      await db.query('SELECT 1');
+      await db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        await tx.query('SELECT 2');
+      });
+      expect(db.statements() - before).toBe(5);
+      await expect(
+        db.transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(db.statements() - before).toBe(8);
+    } finally {
+      await db.close();
+    }
   });
 
   it('serves the same text without a token on PORTICO_METRICS_PORT, and nothing else there', async () => {

@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { PROVIDER_KEYS } from '../providers/catalog.js';
-import { SlotCounter, SlotHistogram } from './slots.js';
+import { ReadCounter, SlotCounter, SlotHistogram } from './slots.js';
 
 /** Route families requests are counted by (a label with a handful of values, never a path). */
 export const FAMILIES = ['api', 'tools', 'proxy', 'hosted_flow', 'mcp', 'dashboard', 'other'] as const;
@@ -38,6 +38,8 @@ const cross = <A extends string, B extends string>(
 export interface MetricsSources {
   /** Connected accounts by status, read when /metrics is scraped. */
   accountsByStatus?: () => Promise<Record<string, number>>;
+  /** Statements the store has sent so far, read when /metrics is scraped (embedded or postgres). */
+  databaseStatements?: { store: 'embedded' | 'postgres'; count: () => number };
 }
 
 /**
@@ -124,6 +126,16 @@ export class GatewayMetrics {
           }
         },
       });
+    }
+    const { databaseStatements } = sources;
+    if (databaseStatements) {
+      // Counted by the store as a plain number (no label lookup per statement), read here.
+      new ReadCounter(
+        'portico_database_statements_total',
+        'Statements sent to the database by this process (a transaction’s BEGIN and COMMIT included), by store.',
+        { store: databaseStatements.store },
+        databaseStatements.count,
+      ).register(registry);
     }
     // Process metrics, among them nodejs_eventloop_lag_seconds.
     collectDefaultMetrics({ register: registry });

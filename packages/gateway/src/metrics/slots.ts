@@ -63,6 +63,34 @@ export class SlotCounter implements Collectable {
   }
 }
 
+/** A counter kept elsewhere (a plain number another module increments), read at each scrape. */
+export class ReadCounter implements Collectable {
+  readonly type = 'counter' as const;
+  readonly aggregator = 'sum' as const;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly labels: LabelSet,
+    private readonly read: () => number,
+  ) {}
+
+  async get() {
+    return {
+      name: this.name,
+      help: this.help,
+      type: this.type,
+      aggregator: this.aggregator,
+      values: [{ value: this.read(), labels: this.labels }],
+    };
+  }
+
+  register(registry: Registry): this {
+    registry.registerMetric(this as never);
+    return this;
+  }
+}
+
 export class SlotHistogram implements Collectable {
   readonly type = 'histogram' as const;
   readonly aggregator = 'sum' as const;

@@ -50,6 +50,11 @@ export interface Database extends Queryable {
    * to the database meanwhile.
    */
   listening(): boolean;
+  /**
+   * Statements sent to the database so far, through this store (a transaction's BEGIN and COMMIT
+   * or ROLLBACK included; the notification listener's own connection not): /metrics counts them.
+   */
+  statements(): number;
   close(): Promise<void>;
 }
 
@@ -121,9 +126,11 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
     );
   }
   let closed = false;
+  let statements = 0;
   const handlers: Handlers = new Map();
   return {
     kind: 'pglite',
+    statements: () => statements,
     async listen(channel, handler) {
       addHandler(handlers, channel, handler);
     },
@@ -137,13 +144,17 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
       });
     },
     async query<R>(sql: string, params?: unknown[]) {
+      statements++;
       const result = await db.query<R>(sql, params);
       return result.rows;
     },
     transaction<T>(fn: (tx: Queryable) => Promise<T>) {
+      // PGlite sends BEGIN and COMMIT (or ROLLBACK) itself.
+      statements += 2;
       return db.transaction(async (tx) =>
         fn({
           async query<R>(sql: string, params?: unknown[]) {
+            statements++;
             return (await tx.query<R>(sql, params)).rows;
           },
         }),
@@ -151,6 +162,7 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
     },
     async ping() {
       if (closed || db.closed) throw new Error('embedded database is closed');
+      statements++;
       await db.query('SELECT 1');
     },
     async close() {
@@ -212,16 +224,22 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         );
     },
   });
+  let statements = 0;
   return {
     kind: 'postgres',
+    statements: () => statements,
     listen: (channel, handler) => listener.listen(channel, handler),
     onNotificationsMissed: (handler) => listener.onNotificationsMissed(handler),
     listening: () => listener.healthy(),
     async notify(channel, payload, tx) {
       if (tx) await tx.query('SELECT pg_notify($1, $2)', [channel, payload]);
-      else await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      else {
+        statements++;
+        await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      }
     },
     async query<R>(sql: string, params?: unknown[]) {
+      statements++;
       try {
         const result = await pool.query(sql, params as unknown[]);
         listener.retryNow();
@@ -240,15 +258,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       const ignore = () => {};
       client.on('error', ignore);
       try {
+        statements++;
         await client.query('BEGIN');
         const value = await fn({
           async query<R>(sql: string, params?: unknown[]) {
+            statements++;
             return (await client.query(sql, params as unknown[])).rows as R[];
           },
         });
+        statements++;
         await client.query('COMMIT');
         return value;
       } catch (error) {
+        statements++;
         await client.query('ROLLBACK').catch(() => {});
         throw unavailableOr(error);
       } finally {
@@ -257,6 +279,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       }
     },
     async ping() {
+      statements++;
       await pool.query('SELECT 1');
     },
     async close() {
