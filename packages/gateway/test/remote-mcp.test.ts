@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +171,47 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
       toolInput: {},
     });
     expect(JSON.stringify(viaGrpc.data)).toContain('Through MCP');
+  });
+
+  it("refreshes the list when the server says notifications/tools/list_changed, and tells Portico's MCP clients", async () => {
+    const client = new Client({ name: 'list-changes', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${await t.token()}`, identifier: ID } },
+      }),
+    );
+    try {
+      const told = new Promise<void>((resolve) =>
+        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
+      );
+      const mcpNames = async () => (await client.listTools()).tools.map((tool) => tool.name);
+      expect(await mcpNames()).not.toContain('notes__notes_archive');
+      // The server grows its list; Portico's kept listing does not know yet.
+      const added = await fetch(`${emu.urls.mcp}/dcr/_tools/notes.archive`, { method: 'POST' });
+      expect(added.status).toBe(200);
+      expect((await tools()).map((tool) => tool.name)).not.toContain('notes__notes_archive');
+
+      // The server says so in the event stream of the next answer, a tool call's.
+      expect((await executeTool(t, { tool_name: 'notes__notes_list', identifier: ID })).status).toBe(200);
+      await told;
+      const archive = (await tools()).find((tool) => tool.name === 'notes__notes_archive');
+      expect(archive).toMatchObject({
+        provider: 'notes_dcr',
+        annotations: { read_only: false, destructive: false, idempotent: true },
+        input_schema: { type: 'object', required: ['id'] },
+      });
+      expect(await mcpNames()).toContain('notes__notes_archive');
+
+      const note = ((await notesOf('dcr')) as Array<{ id: string }>)[0]!;
+      const archived = (await client.callTool({
+        name: 'notes__notes_archive',
+        arguments: { id: note.id },
+      })) as CallToolResult;
+      expect(archived.isError).toBeFalsy();
+      expect(((await notesOf('dcr')) as Array<{ id: string }>).map((n) => n.id)).not.toContain(note.id);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refreshes an expired token and marks the account EXPIRED once the grant is revoked', async () => {

@@ -9,8 +9,9 @@ interface Watch {
 
 /**
  * Tells connected MCP clients when their tool list changed: an end user authorized an account
- * (through portico_authorize or any link), or one was disconnected or expired. Woken by the event
- * log's notification from any replica; each open stream then re-reads the state its list depends
+ * (through portico_authorize or any link), or one was disconnected or expired, or a remote MCP
+ * server behind one of its connections changed its tools. Woken by the event log's notification
+ * from any replica and by the tool registry's changes on this one; each open stream then re-reads the state its list depends
  * on and is told only when it differs, so unrelated events cost one read per stream and no message.
  */
 export class ToolListChanges {

@@ -472,10 +472,13 @@ class ScopeView {
 }
 
 /**
- * What a scope's tool list depends on besides the catalog: the providers of its user's active
- * accounts. An open event stream compares it to tell its client the list changed.
+ * What a scope's tool list depends on: the providers of its user's active accounts, and the tools
+ * their remote MCP servers list now. An open event stream compares it to tell its client the list
+ * changed.
  */
 export async function toolListState(deps: McpServerDeps, scope: McpScope): Promise<string> {
   const accounts = await new ScopeView(deps, scope).activeAccounts();
-  return [...new Set(accounts.map((a) => a.provider))].sort().join(',');
+  const providers = new Set(accounts.map((a) => a.provider));
+  const remote = deps.engine.environmentToolsState(scope.environmentId, providers);
+  return `${[...providers].sort().join(',')}|${remote}`;
 }

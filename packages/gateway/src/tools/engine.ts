@@ -107,6 +107,8 @@ export interface ToolEngineDeps {
 /** Fills the registry with an environment's own tools (tools/remote-mcp/source.ts). */
 export interface EnvironmentTools {
   prepare(environmentId: string, name?: string): Promise<void>;
+  /** What the environment's own tools of these providers are now, to compare (no network). */
+  signature?(environmentId: string, providers: ReadonlySet<string>): string;
 }
 
 /**
@@ -132,6 +134,14 @@ export class ToolEngine {
    */
   async prepare(environmentId: string, name?: string): Promise<void> {
     await this.deps.environmentTools?.prepare(environmentId, name);
+  }
+
+  /**
+   * What the environment's own tools of these providers are as last listed: a watcher compares it
+   * to tell MCP clients their list changed (a remote server's list_changed, heard and re-listed).
+   */
+  environmentToolsState(environmentId: string, providers: ReadonlySet<string>): string {
+    return this.deps.environmentTools?.signature?.(environmentId, providers) ?? '';
   }
 
   list(filter: { provider?: string | undefined; environmentId?: string | undefined } = {}): AnyTool[] {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EmulatedUser, EmulatorModule, OAuthProfile, ProviderContext } from '../../core/types.js';
-import { MCP_TOOLS, type Note, runTool } from './tools.js';
+import { ADDABLE_TOOLS, MCP_TOOLS, type McpToolSpec, type Note, runTool } from './tools.js';
 
 /**
  * A remote MCP server (Streamable HTTP, protocol 2025-06-18) with its own OAuth authorization
@@ -12,6 +12,9 @@ import { MCP_TOOLS, type Note, runTool } from './tools.js';
  * `notes:write` scope and answer 403 insufficient_scope without it, `cimd` takes client ID
  * metadata documents only (no registration endpoint): a client_id that is an https URL is fetched
  * at the authorize endpoint, and its document must name that URL and the redirect URI asked for.
+ * A variant's tool list grows when a test adds a tool (POST `/mcp/{variant}/_tools/{name}`): each
+ * open session is then told `notifications/tools/list_changed` in the event stream of its next
+ * request, before that request's answer, as a Streamable HTTP server may.
  */
 export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd';
 const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd'];
@@ -37,7 +40,10 @@ export const MCP_PROTOCOL_VERSION = '2025-06-18';
 export interface McpState {
   /** Each user's notes, per variant (a server of its own). */
   notes: Map<string, Note[]>;
-  sessions: Set<string>;
+  /** Open sessions: their variant, and whether they are owed a list_changed notification. */
+  sessions: Map<string, { variant: McpVariant; listChanged: boolean }>;
+  /** The tools added to each variant's list (ADDABLE_TOOLS). */
+  added: Map<McpVariant, Set<string>>;
 }
 
 export const mcpUsers: EmulatedUser[] = [
@@ -99,6 +105,12 @@ function urls(ctx: ProviderContext, req: FastifyRequest, variant: McpVariant) {
   };
 }
 
+/** The variant's tools: the base list and the tools a test added. */
+function listedTools(state: McpState, variant: McpVariant): McpToolSpec[] {
+  const added = state.added.get(variant);
+  return added ? [...MCP_TOOLS, ...ADDABLE_TOOLS.filter((t) => added.has(t.name))] : MCP_TOOLS;
+}
+
 function rpcError(id: unknown, code: number, message: string) {
   return { jsonrpc: '2.0', id: id ?? null, error: { code, message } };
 }
@@ -109,7 +121,7 @@ export const mcpEmulator: EmulatorModule<McpState> = {
   users: mcpUsers,
   oauth: profile,
   createState() {
-    return { notes: new Map(), sessions: new Set() };
+    return { notes: new Map(), sessions: new Map(), added: new Map() };
   },
   registerRoutes(app, ctx, getState) {
     const unknownVariant = (reply: FastifyReply) =>
@@ -200,6 +212,25 @@ export const mcpEmulator: EmulatorModule<McpState> = {
       return { notes: getState().notes.get(`${variant}:${(req.params as { userId: string }).userId}`) ?? [] };
     });
 
+    // A test changes a variant's tool list; the server tells every open session.
+    app.post('/:variant/_tools/:name', async (req, reply) => {
+      const variant = variantOf(req);
+      if (!variant) return unknownVariant(reply);
+      const name = (req.params as { name: string }).name;
+      if (!ADDABLE_TOOLS.some((t) => t.name === name)) {
+        return reply.code(404).send({
+          error: 'not_found',
+          error_description: `Tools to add: ${ADDABLE_TOOLS.map((t) => t.name).join(', ')}.`,
+        });
+      }
+      const state = getState();
+      if (!state.added.has(variant)) state.added.set(variant, new Set());
+      state.added.get(variant)!.add(name);
+      for (const session of state.sessions.values())
+        if (session.variant === variant) session.listChanged = true;
+      return { tools: listedTools(state, variant).map((t) => t.name) };
+    });
+
     app.get('/:variant/mcp', async (_req, reply) =>
       reply
         .code(405)
@@ -231,10 +262,27 @@ export const mcpEmulator: EmulatorModule<McpState> = {
       if (typeof message.method !== 'string')
         return reply.code(400).send(rpcError(message.id, -32600, 'Invalid Request'));
       if (message.id === undefined) return reply.code(202).send();
-      switch (message.method) {
+      const method = message.method;
+      const session = typeof sessionId === 'string' ? state.sessions.get(sessionId) : undefined;
+      const streams = String(req.headers.accept ?? '').includes('text/event-stream');
+
+      /** The JSON-RPC answer, as JSON or as an event stream, after a notification the session is owed. */
+      const send = (answer: unknown, stream = false) => {
+        const owed = session?.listChanged === true && streams;
+        if (!owed && !(stream && streams)) return reply.send(answer);
+        if (session) session.listChanged = false;
+        const notice = owed
+          ? `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' })}\n\n`
+          : '';
+        return reply
+          .header('content-type', 'text/event-stream')
+          .send(`${notice}event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+      };
+
+      switch (method) {
         case 'initialize': {
           const id = ctx.randomId(16);
-          state.sessions.add(id);
+          state.sessions.set(id, { variant, listChanged: false });
           return reply.header('mcp-session-id', id).send({
             jsonrpc: '2.0',
             id: message.id,
@@ -246,19 +294,17 @@ export const mcpEmulator: EmulatorModule<McpState> = {
           });
         }
         case 'ping':
-          return { jsonrpc: '2.0', id: message.id, result: {} };
+          return send({ jsonrpc: '2.0', id: message.id, result: {} });
         case 'tools/list':
-          return {
+          return send({
             jsonrpc: '2.0',
             id: message.id,
-            result: {
-              tools: MCP_TOOLS.map(({ scope: _scope, ...tool }) => tool),
-            },
-          };
+            result: { tools: listedTools(state, variant).map(({ scope: _scope, ...tool }) => tool) },
+          });
         case 'tools/call': {
           const name = message.params?.name;
-          const spec = MCP_TOOLS.find((t) => t.name === name);
-          if (!spec) return rpcError(message.id, -32602, `Unknown tool: ${String(name)}`);
+          const spec = listedTools(state, variant).find((t) => t.name === name);
+          if (!spec) return send(rpcError(message.id, -32602, `Unknown tool: ${String(name)}`));
           if (variant === 'stepup' && !auth.token.scopes.includes(spec.scope)) {
             const wanted = [...new Set([...auth.token.scopes, spec.scope])].join(' ');
             return reply
@@ -278,17 +324,11 @@ export const mcpEmulator: EmulatorModule<McpState> = {
             args,
             () => `note_${ctx.randomId(6)}`,
           );
-          const answer = { jsonrpc: '2.0', id: message.id, result };
           // Tool calls answer as an SSE stream where the client takes one, as servers may.
-          if (String(req.headers.accept ?? '').includes('text/event-stream')) {
-            return reply
-              .header('content-type', 'text/event-stream')
-              .send(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
-          }
-          return answer;
+          return send({ jsonrpc: '2.0', id: message.id, result }, true);
         }
         default:
-          return rpcError(message.id, -32601, `Method not found: ${message.method}`);
+          return send(rpcError(message.id, -32601, `Method not found: ${method}`));
       }
     });
   },

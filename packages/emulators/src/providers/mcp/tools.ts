@@ -71,6 +71,26 @@ export const MCP_TOOLS: McpToolSpec[] = [
   },
 ];
 
+/**
+ * A tool the server lists only once a test adds it (POST /mcp/{variant}/_tools/notes.archive):
+ * the server then tells its clients `notifications/tools/list_changed`.
+ */
+export const ADDABLE_TOOLS: McpToolSpec[] = [
+  {
+    name: 'notes.archive',
+    title: 'Archive a note',
+    description: 'Moves a note out of the list into the archive.',
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', minLength: 1 } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    scope: 'notes:write',
+  },
+];
+
 export interface ToolOutcome {
   content: Array<{ type: 'text'; text: string }>;
   structuredContent?: Record<string, unknown>;
@@ -104,6 +124,13 @@ export async function runTool(
         return { content: [{ type: 'text', text: `No note ${String(args.id)}.` }], isError: true };
       notes.splice(index, 1);
       return ok({ deleted: args.id });
+    }
+    case 'notes.archive': {
+      const index = notes.findIndex((n) => n.id === args.id);
+      if (index < 0)
+        return { content: [{ type: 'text', text: `No note ${String(args.id)}.` }], isError: true };
+      notes.splice(index, 1);
+      return ok({ archived: args.id });
     }
     case 'slow_echo': {
       const delay = typeof args.delay_ms === 'number' ? args.delay_ms : 0;

@@ -148,6 +148,8 @@ export async function mcpEndpointRoutes(
 
   const changes = new ToolListChanges(opts.server.logger);
   await opts.events.onRecorded(() => changes.wake());
+  // A remote MCP server's list changed (heard by this replica and listed again).
+  opts.server.engine.registry.onChange(() => changes.wake());
 
   const gatewayAuthentication = bearerAuthentication(opts.accessTokens, opts.clients);
   app.addHook('onRequest', (req, reply, next) => {

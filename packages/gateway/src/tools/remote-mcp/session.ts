@@ -25,18 +25,29 @@ interface RpcAnswer {
   error?: { code: number; message: string };
 }
 
+/** What the server said besides the answer (notifications in the answer's event stream). */
+export interface Heard {
+  /** The server sent `notifications/tools/list_changed`: its tool list is no longer the cached one. */
+  toolsChanged?: () => void;
+}
+
+const TOOLS_CHANGED = 'notifications/tools/list_changed';
+
 /**
  * Portico's MCP client for remote servers (Streamable HTTP): JSON-RPC over the account's
  * authenticated provider client, so the end user's token, the one refresh after a 401, the rate
  * governor, pooling and timeouts are those of every other provider call. The official SDK's client
  * would bring its own transport and token handling beside them. Sessions (`Mcp-Session-Id`) are
- * kept per account and opened again when the server forgets one (404).
+ * kept per account and opened again when the server forgets one (404). A server may send
+ * notifications in the event stream of any answer; `notifications/tools/list_changed` is passed to
+ * the caller's `Heard`, so the account's cached tool list is dropped.
  */
 export class McpSessions {
   private readonly sessions = new Map<string, string | null>();
   private id = 1;
 
   async listTools(client: ProviderClient, accountId: string): Promise<RemoteToolSpec[]> {
+    // A list_changed heard while listing is answered by the listing itself.
     const tools: RemoteToolSpec[] = [];
     let cursor: string | undefined;
     // A bounded number of pages: a server cannot keep a listing going for ever.
@@ -57,8 +68,9 @@ export class McpSessions {
     accountId: string,
     name: string,
     args: Record<string, unknown>,
+    heard: Heard = {},
   ): Promise<Record<string, unknown>> {
-    const result = (await this.call(client, accountId, 'tools/call', { name, arguments: args })) as {
+    const result = (await this.call(client, accountId, 'tools/call', { name, arguments: args }, heard)) as {
       content?: Array<{ type: string; text?: string }>;
       structuredContent?: Record<string, unknown>;
       isError?: boolean;
@@ -85,13 +97,15 @@ export class McpSessions {
     accountId: string,
     method: string,
     params: Record<string, unknown>,
+    heard: Heard = {},
   ): Promise<unknown> {
     let session = this.sessions.get(accountId);
     if (session === undefined) session = await this.open(client, accountId);
-    let answer = await this.send(client, { jsonrpc: '2.0', id: this.id++, method, params }, session);
+    const message = () => ({ jsonrpc: '2.0', id: this.id++, method, params });
+    let answer = await this.send(client, message(), session, heard);
     if (answer === 'session_gone') {
       session = await this.open(client, accountId);
-      answer = await this.send(client, { jsonrpc: '2.0', id: this.id++, method, params }, session);
+      answer = await this.send(client, message(), session, heard);
     }
     if (answer === 'session_gone')
       throw new Problem('upstream_error', 'The MCP server keeps forgetting its session.');
@@ -136,10 +150,11 @@ export class McpSessions {
     client: ProviderClient,
     message: Record<string, unknown>,
     session: string | null,
+    heard: Heard,
   ): Promise<RpcAnswer | 'session_gone'> {
     const sent = await this.post(client, message, session);
     if (sent.status === 404 && session) return 'session_gone';
-    return this.read(client, sent);
+    return this.read(client, sent, heard);
   }
 
   private post(client: ProviderClient, message: Record<string, unknown>, session?: string | null) {
@@ -161,11 +176,19 @@ export class McpSessions {
   private read(
     client: ProviderClient,
     sent: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+    heard: Heard = {},
   ): RpcAnswer {
     const { status, headers, text } = sent;
     if (status === 202) return { result: {} };
     const type = String(headers['content-type'] ?? '');
-    const body = type.includes('text/event-stream') ? firstEvent(text) : parse(text);
+    let body: unknown;
+    if (type.includes('text/event-stream')) {
+      const messages = events(text);
+      body = messages.find((m) => 'result' in m || 'error' in m);
+      if (messages.some((m) => m.method === TOOLS_CHANGED)) heard.toolsChanged?.();
+    } else {
+      body = parse(text);
+    }
     if (status === 403) {
       const challenge = String(headers['www-authenticate'] ?? '');
       if (/error="?insufficient_scope/.test(challenge)) throw stepUp(client, challenge);
@@ -192,8 +215,12 @@ function parse(text: string): unknown {
   }
 }
 
-/** The first event of a stream that carries a JSON-RPC answer (servers may send requests first). */
-function firstEvent(text: string): unknown {
+/**
+ * The JSON-RPC messages of an event stream, in order: the answer, and the notifications and
+ * requests a server may send before it.
+ */
+function events(text: string): Array<Record<string, unknown>> {
+  const messages: Array<Record<string, unknown>> = [];
   for (const block of text.split(/\r?\n\r?\n/)) {
     const data = block
       .split(/\r?\n/)
@@ -201,9 +228,10 @@ function firstEvent(text: string): unknown {
       .map((line) => line.slice(5).replace(/^ /, ''))
       .join('\n');
     const message = parse(data);
-    if (message && typeof message === 'object' && ('result' in message || 'error' in message)) return message;
+    if (message && typeof message === 'object' && !Array.isArray(message))
+      messages.push(message as Record<string, unknown>);
   }
-  return undefined;
+  return messages;
 }
 
 /**

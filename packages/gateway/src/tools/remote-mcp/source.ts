@@ -28,8 +28,16 @@ const CONNECTIONS_SCANNED = 500;
 interface Listing {
   at: number;
   tools: Map<string, AnyTool>;
-  /** Some connection had no active account yet: asked again at the next use. */
+  /** Some connection had no active account yet, or its server said its list changed: asked again at the next use. */
   incomplete: boolean;
+}
+
+/** One connection's tools as its server listed them to one of its accounts. */
+interface ConnectionListing {
+  at: number;
+  environmentId: string;
+  accountId: string;
+  tools: AnyTool[];
 }
 
 /** Above the specification's tools (0) and compiled ones (100): a built-in name always wins. */
@@ -43,13 +51,16 @@ export const REMOTE_MCP_PRECEDENCE = 200;
  * approvals, the governor, records). A server lists its tools to an authorized user only, so a
  * connection's tools are listed with one of its active accounts and appear once the first end user
  * has connected. Listing goes over the network, so the engine asks `prepare` before a listing (or a
- * name the registry does not know) and the registry reads the listings kept here; a listing is
- * kept `ttlMs`.
+ * name the registry does not know) and the registry reads the listings kept here; a connection's
+ * listing is kept `ttlMs`, or until its server says `notifications/tools/list_changed`: then that
+ * (connection, account)'s listing is dropped and listed again at once, and the registry told if
+ * the tools differ (Portico's MCP endpoint then tells its clients in turn).
  */
 export class RemoteMcpTools implements ToolSource, EnvironmentTools {
   readonly id = 'remote-mcp';
   readonly precedence = REMOTE_MCP_PRECEDENCE;
   private readonly listings = new Map<string, Listing>();
+  private readonly connectionListings = new Map<string, ConnectionListing>();
   private readonly pending = new Map<string, Promise<Listing>>();
   private notify: (() => void) | undefined;
   readonly sessions = new McpSessions();
@@ -78,35 +89,82 @@ export class RemoteMcpTools implements ToolSource, EnvironmentTools {
     if (before && !fresh && !before.incomplete && Date.now() - before.at < ttl) return;
     let pending = this.pending.get(environmentId);
     if (!pending) {
-      pending = this.load(environmentId).finally(() => this.pending.delete(environmentId));
+      pending = this.load(environmentId, fresh).finally(() => this.pending.delete(environmentId));
       this.pending.set(environmentId, pending);
     }
     const listing = await pending;
+    const current = this.listings.get(environmentId);
     this.listings.set(environmentId, listing);
-    if (!sameTools(before, listing)) this.notify?.();
+    if (!sameTools(current, listing)) this.notify?.();
   }
 
-  /** Forgets an environment's listing (a server said its tools changed, a connection changed). */
+  /** Forgets an environment's listing (a connection changed). */
   invalidate(environmentId: string): void {
+    for (const [id, listing] of this.connectionListings)
+      if (listing.environmentId === environmentId) this.connectionListings.delete(id);
     if (this.listings.delete(environmentId)) this.notify?.();
   }
 
-  private async load(environmentId: string): Promise<Listing> {
+  /**
+   * A connection's server said its tool list changed: its listing is dropped and the
+   * environment's listed again now, so the registry (and the MCP clients watching it) learn of new
+   * tools without waiting for a listing. The old tools stay served meanwhile.
+   */
+  toolsChanged(connection: { id: string; environment_id: string }): void {
+    const environmentId = connection.environment_id;
+    // A listing under way may have asked before the change: dropped once it is in.
+    const underWay = this.pending.get(environmentId)?.catch(() => undefined) ?? Promise.resolve();
+    underWay
+      .then(() => {
+        this.connectionListings.delete(connection.id);
+        const listing = this.listings.get(environmentId);
+        if (listing) listing.incomplete = true;
+        return this.prepare(environmentId);
+      })
+      .catch((error) =>
+        this.deps.logger.warn(
+          { err: error, environment_id: environmentId },
+          'remote MCP tools could not be listed again',
+        ),
+      );
+  }
+
+  /**
+   * What the environment's remote tools of these providers are now (their names), for a watcher
+   * that compares it to tell its clients the list changed. Reads the kept listing only.
+   */
+  signature(environmentId: string, providers: ReadonlySet<string>): string {
+    const listing = this.listings.get(environmentId);
+    if (!listing) return '';
+    return [...listing.tools.values()]
+      .filter((tool) => providers.has(tool.provider))
+      .map((tool) => tool.name)
+      .sort()
+      .join(',');
+  }
+
+  private async load(environmentId: string, fresh: boolean): Promise<Listing> {
     const connections = (
       await listConnections(this.deps.db, environmentId, { limit: CONNECTIONS_SCANNED })
     ).filter((c) => c.mcp_server);
     const tools = new Map<string, AnyTool>();
-    const lists = await Promise.all(connections.map((c) => this.connectionTools(c)));
+    const lists = await Promise.all(connections.map((c) => this.connectionTools(c, fresh)));
     for (const list of lists) for (const tool of list ?? []) tools.set(tool.name, tool);
     return { at: Date.now(), tools, incomplete: lists.includes(undefined) };
   }
 
   /** The connection's tools; undefined while none of its end users has connected. */
-  private async connectionTools(connection: ConnectionRow): Promise<AnyTool[] | undefined> {
+  private async connectionTools(connection: ConnectionRow, fresh: boolean): Promise<AnyTool[] | undefined> {
     const account = (await accountsOfConnection(this.deps.db, connection.id)).find(
       (a) => a.status === 'ACTIVE',
     );
-    if (!account) return undefined;
+    if (!account) {
+      this.connectionListings.delete(connection.id);
+      return undefined;
+    }
+    const kept = this.connectionListings.get(connection.id);
+    const ttl = this.deps.ttlMs ?? DEFAULT_TTL_MS;
+    if (!fresh && kept && kept.accountId === account.id && Date.now() - kept.at < ttl) return kept.tools;
     try {
       const credential = await this.deps.accountTokens.forRef({
         environmentId: connection.environment_id,
@@ -114,12 +172,20 @@ export class RemoteMcpTools implements ToolSource, EnvironmentTools {
         identifier: account.identifier,
       });
       const client = new ProviderClient(credential, this.deps);
+      const at = Date.now();
       const specs = await this.sessions.listTools(client, credential.accountId);
       const names = remoteToolNames(
         connection.name,
         specs.map((s) => s.name),
       );
-      return specs.map((spec) => this.toTool(connection, spec, names.get(spec.name)!));
+      const tools = specs.map((spec) => this.toTool(connection, spec, names.get(spec.name)!));
+      this.connectionListings.set(connection.id, {
+        at,
+        environmentId: connection.environment_id,
+        accountId: account.id,
+        tools,
+      });
+      return tools;
     } catch (error) {
       // One server down must not hide the others' tools; its own calls say what is wrong.
       this.deps.logger.warn(
@@ -132,6 +198,7 @@ export class RemoteMcpTools implements ToolSource, EnvironmentTools {
 
   private toTool(connection: ConnectionRow, spec: RemoteToolSpec, name: string): AnyTool {
     const sessions = this.sessions;
+    const heard = { toolsChanged: () => this.toolsChanged(connection) };
     const label = spec.title ?? spec.annotations?.title;
     return {
       name,
@@ -148,6 +215,7 @@ export class RemoteMcpTools implements ToolSource, EnvironmentTools {
           ctx.client.accountId,
           spec.name,
           input as Record<string, unknown>,
+          heard,
         );
       },
     };
