@@ -44,6 +44,7 @@ import {
 import type { ProviderDefinition } from './providers/catalog.js';
 import { PROXY_PREFIX } from './proxy/path.js';
 import { ProxyService } from './proxy/service.js';
+import { sandboxMcpServer } from './sandbox/mcp.js';
 import { disabledSandbox, remoteSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { SandboxState } from './sandbox/state.js';
 import { type Keyring, loadKeyring } from './secrets/keyring.js';
@@ -293,6 +294,10 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       providers,
       publicUrl: config.publicUrl,
       sandboxAvailable: config.sandbox,
+      sandboxMcp: () => {
+        const location = sandbox.location();
+        return location && sandboxMcpServer(location);
+      },
       outboundPolicy: (providerKey) => ({
         allowPrivate:
           config.outboundAllowPrivate.includes('*') || config.outboundAllowPrivate.includes(providerKey),

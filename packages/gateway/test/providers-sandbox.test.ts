@@ -2,7 +2,7 @@ import { submitConsent } from '@portico/emulators';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_KEYS, PROVIDERS, type ProviderDefinition } from '../src/providers/catalog.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, browserCookie, openLink } from './helpers/flow.js';
+import { accountOf, authorize, browserCookie, executeTool, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
@@ -178,4 +178,62 @@ describe.each(BACKENDS)('every built-in provider definition, end to end on $name
       expect((await proxyGet(connection, '/portico-probe/items')).status).toBe(409);
     });
   }
+
+  it('plays a remote MCP provider with the emulated MCP server: discovery, registration, link, tools and refresh', async () => {
+    const created = await t.api('/api/v1/connections', {
+      method: 'POST',
+      json: { name: 'sbx-linear-mcp', provider: 'linear_mcp', sandbox: true },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const connection = (await created.json()) as {
+      client_id: string;
+      scopes: string[];
+      mcp_server: Record<string, unknown>;
+    };
+    // Discovered and registered at the sandbox's own server, never at Linear's.
+    expect(connection.mcp_server).toEqual({
+      url: `${t.url}/sandbox/mcp/dcr/mcp`,
+      resource: `${t.url}/sandbox/mcp/dcr/mcp`,
+      issuer: `${t.url}/sandbox/mcp/dcr`,
+      registration: 'dynamic',
+    });
+    expect(connection.scopes).toEqual(['notes:read', 'notes:write']);
+    const control = t.gateway.sandbox.control!;
+    expect(control.clients('mcp').some((c) => c.clientId === connection.client_id)).toBe(true);
+
+    const flow = await authorize(t, { connection: 'sbx-linear-mcp', identifier: 'user_42' });
+    expect(flow.response.status).toBe(200);
+    expect(new URL(flow.authorizeUrl).pathname).toBe('/sandbox/mcp/oauth/authorize');
+    expect(await accountOf(t, flow.accountId)).toMatchObject({ status: 'ACTIVE', provider: 'linear_mcp' });
+
+    const listed = (await (await t.api('/api/v1/tools?provider=linear_mcp')).json()) as {
+      data: Array<{ name: string }>;
+    };
+    expect(listed.data.map((tool) => tool.name).sort()).toEqual([
+      'sbx-linear-mcp__delete-note',
+      'sbx-linear-mcp__notes_create',
+      'sbx-linear-mcp__notes_list',
+      'sbx-linear-mcp__slow_echo',
+    ]);
+    const made = await executeTool(t, {
+      tool_name: 'sbx-linear-mcp__notes_create',
+      identifier: 'user_42',
+      tool_input: { title: 'Offline' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const notes = async () =>
+      ((await (await fetch(`${t.url}/sandbox/mcp/dcr/_notes/mcp-user-1`)).json()) as { notes: unknown[] })
+        .notes;
+    expect(await notes()).toMatchObject([{ title: 'Offline' }]);
+
+    const before = await version(flow.accountId);
+    const expired = await t.api('/api/v1/sandbox/connections/sbx-linear-mcp/expire-tokens', {
+      method: 'POST',
+    });
+    expect(((await expired.json()) as { expired: number }).expired).toBeGreaterThanOrEqual(1);
+    const again = await executeTool(t, { tool_name: 'sbx-linear-mcp__notes_list', identifier: 'user_42' });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(JSON.stringify(again.body.data)).toContain('Offline');
+    expect(await version(flow.accountId)).toBe(before + 1);
+  });
 });

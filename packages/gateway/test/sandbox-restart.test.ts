@@ -41,6 +41,11 @@ describe.each(BACKENDS)('sandbox state across a restart on $name', (backend) => 
       provider: 'sharepoint',
       identifier: 'restart-sharepoint',
     }));
+    // A remote MCP provider, played by the emulated MCP server (its client registered dynamically).
+    ({ accountId: accounts.mcp } = await sandboxAccount(first, {
+      provider: 'linear_mcp',
+      identifier: 'restart-mcp',
+    }));
     // One refresh before the restart, so the rotated refresh token is the one to survive.
     await first.db.query(`UPDATE connected_accounts SET token_expires_at = now() WHERE id = $1`, [
       accounts.sharepoint,
@@ -66,6 +71,12 @@ describe.each(BACKENDS)('sandbox state across a restart on $name', (backend) => 
       tool_input: {},
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const notes = await executeTool(t, {
+      tool_name: 'sandbox-linear-mcp__notes_list',
+      identifier: 'restart-mcp',
+      tool_input: {},
+    });
+    expect(notes.status, JSON.stringify(notes.body)).toBe(200);
   });
 
   it('every account refreshes after the restart and stays ACTIVE', async () => {
@@ -82,6 +93,13 @@ describe.each(BACKENDS)('sandbox state across a restart on $name', (backend) => 
       tool_input: {},
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The emulated MCP server knows the connection's client again, and its refreshed token.
+    const created = await executeTool(t, {
+      tool_name: 'sandbox-linear-mcp__notes_create',
+      identifier: 'restart-mcp',
+      tool_input: { title: 'After the restart' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
   });
 
   it('keeps the state sealed: no token is readable in the store', async () => {

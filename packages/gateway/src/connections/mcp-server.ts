@@ -8,7 +8,7 @@ import {
 import type { ProviderDefinition } from '../providers/catalog.js';
 import type { McpServerRecord } from '../store/connections.js';
 import type { OutboundPolicy } from '../upstream/outbound-guard.js';
-import { remoteMcpFetcher } from '../upstream/remote-mcp-fetch.js';
+import { type RemoteMcpFetch, remoteMcpFetcher } from '../upstream/remote-mcp-fetch.js';
 
 export interface McpConnectionRequest {
   url: string;
@@ -42,15 +42,17 @@ export function isClientMetadataUrl(clientId: string): boolean {
  * serves for the connection where the authorization server takes those, else a client registered
  * dynamically now. Scopes, unless the connection names them: the 401's `scope`, else the protected
  * resource's `scopes_supported`, else none; with `offline_access` where the authorization server
- * offers it, so the end user's grant outlives the first access token.
+ * offers it, so the end user's grant outlives the first access token. `sandboxFetch` replaces the
+ * guarded fetch for a sandbox connection, whose server is the sandbox's own (sandbox/mcp.ts).
  */
 export async function connectMcpServer(
   provider: ProviderDefinition,
   request: McpConnectionRequest,
   policy: OutboundPolicy,
+  sandboxFetch?: RemoteMcpFetch,
 ): Promise<{ clientId: string; clientSecret: string; scopes: string[]; server: McpServerRecord }> {
   const allowed = provider.mcp!.registration;
-  const remoteMcpFetch = remoteMcpFetcher(policy);
+  const remoteMcpFetch = sandboxFetch ?? remoteMcpFetcher(policy);
   let facts: Awaited<ReturnType<typeof discoverMcpAuthorization>>;
   try {
     facts = await discoverMcpAuthorization(request.url, remoteMcpFetch);

@@ -16,6 +16,7 @@ import {
 import type { Database, Queryable } from '../store/db.js';
 import { newId, randomBase62 } from '../store/ids.js';
 import type { OutboundPolicy } from '../upstream/outbound-guard.js';
+import type { RemoteMcpFetch } from '../upstream/remote-mcp-fetch.js';
 import { testPattern } from '../validation/linear-pattern.js';
 import { connectMcpServer } from './mcp-server.js';
 import type { ProviderCatalogService } from './providers.js';
@@ -39,6 +40,8 @@ export interface ConnectionsDeps {
    * server's discovery and registration); public https targets only when not given.
    */
   outboundPolicy?: (providerKey: string) => OutboundPolicy;
+  /** The sandbox's emulated remote MCP server (undefined while the sandbox has no location). */
+  sandboxMcp?: () => { url: string; fetch: RemoteMcpFetch } | undefined;
 }
 
 /**
@@ -141,18 +144,18 @@ export class ConnectionService {
     let mcpServer: ConnectionRow['mcp_server'] = null;
     let scopes = body.scopes;
     if (provider.mcp) {
-      if (sandbox) {
-        throw new Problem(
-          'invalid_input',
-          `${provider.displayName} is a remote MCP server, which the sandbox does not play yet; create the connection without "sandbox" (the emulators package serves emulated MCP servers to name by URL in a custom provider).`,
-          { errors: [{ path: '/sandbox', message: 'not available for remote MCP servers' }] },
-        );
+      // The sandbox plays every remote MCP server with its emulated one, reached as a real one is.
+      const played = sandbox ? this.deps.sandboxMcp?.() : undefined;
+      if (sandbox && !played) {
+        throw new Problem('service_unavailable', 'The sandbox has not started yet; try again.', {
+          retryable: true,
+        });
       }
       const parameters = checkParameters(provider, body.tenant, body.parameters, true);
       const connected = await connectMcpServer(
         provider,
         {
-          url: fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
+          url: played?.url ?? fillTemplate(provider, provider.mcp.url, { sandbox, parameters }),
           redirectUri: this.redirectUri(id),
           ...(this.clientMetadataUrl(id) ? { clientMetadataUrl: this.clientMetadataUrl(id)! } : {}),
           clientName: body.display_name ?? `Portico (${body.name})`,
@@ -161,6 +164,7 @@ export class ConnectionService {
           ...(scopes !== undefined ? { scopes } : {}),
         },
         this.deps.outboundPolicy?.(provider.key) ?? { allowPrivate: false },
+        played?.fetch,
       );
       clientId = connected.clientId;
       clientSecret = connected.clientSecret;

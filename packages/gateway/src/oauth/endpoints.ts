@@ -1,6 +1,7 @@
 import type { OAuthFacts, ProviderDefinition } from '../providers/catalog.js';
 import { readOne } from '../providers/json-paths.js';
 import type { ProviderParameter } from '../providers/types.js';
+import { rebaseSandboxUrl } from '../sandbox/mcp.js';
 import { checkOutboundUrl, type OutboundPolicy, OutboundRefusedError } from '../upstream/outbound-guard.js';
 
 /** Where one provider lives for one connection (and account): the real provider, or its sandbox emulator. */
@@ -210,6 +211,21 @@ export function resolveEndpoints(
         ...(provider.userInfo ? { userInfoUrl: fill(provider.userInfo.url) } : {}),
       };
   if (!sandbox) return real;
+  if (mcp) {
+    // The emulated MCP server's discovered URLs are the sandbox's public ones: the browser goes
+    // there, the gateway over the internal base.
+    const internal = (url: string) => rebaseSandboxUrl(url, sandbox, true);
+    return {
+      ...real,
+      authorizeUrl: rebaseSandboxUrl(real.authorizeUrl, sandbox, false),
+      tokenUrl: internal(real.tokenUrl),
+      // Never the vendor's host: a sandbox token goes to the sandbox only.
+      apiBaseUrl: `${sandbox.internalBase}/mcp`,
+      apiLinkBaseUrl: `${sandbox.publicBase}/mcp`,
+      ...(real.mcpUrl ? { mcpUrl: internal(real.mcpUrl) } : {}),
+      ...(real.revocationUrl ? { revocationUrl: internal(real.revocationUrl) } : {}),
+    };
+  }
   const emulator = emulatorPath(provider);
   const internal = (url: string) => sandboxUrl(url, sandbox.internalBase, emulator);
   return {

@@ -89,6 +89,10 @@ function mcpServerPage(p: ProviderDefinition, mcp: NonNullable<ProviderDefinitio
     '',
     `\`ANY /proxy/{path}\` goes to ${code(`${p.api.baseUrl}/{path}`)} as the end user, with ${code('Authorization: Bearer <token>')}; the tools speak MCP to ${code(mcp.url)}.`,
     '',
+    '## Sandbox',
+    '',
+    `A connection with \`"sandbox": true\` talks to the sandbox's emulated remote MCP server instead (its notes tools, not ${p.displayName}'s), discovered and registered dynamically, with its own authorization server: the connection, the link, the tools, refresh and the sandbox operations (\`expire-tokens\`, \`revoke-grants\`) run offline.`,
+    '',
   ].join('\n');
 }
 
