@@ -171,6 +171,27 @@ def test_each_gateway_problem_is_its_own_exception(client, notion, user):
         assert error.problem["code"] == "connection_not_found" and error.request_id
 
 
+def test_a_remote_mcp_servers_tools_are_listed_and_run_for_user_42(client):
+    """A remote MCP provider in the sandbox (played by the emulated MCP server): its tools are
+    listed once user_42 has authorized, in every format, and run as user_42."""
+    name = f"py-mcp-{uuid.uuid4().hex[:6]}"
+    made = client.connections.create(name, "linear_mcp", sandbox=True)
+    assert made["mcp_server"]["registration"] == "dynamic"
+    assert connect(client, name, "user_42").account["status"] == "ACTIVE"
+    listed = {t["name"]: t for t in client.tools.list(connection=name)}
+    assert {f"{name}__notes_create", f"{name}__notes_list", f"{name}__delete-note"} <= set(listed)
+    assert listed[f"{name}__notes_create"]["input_schema"]["required"] == ["title"]
+    assert listed[f"{name}__delete-note"]["annotations"]["destructive"] is True
+    openai = [t["function"]["name"] for t in client.tools.list(connection=name, format="openai")]
+    assert f"{name}__notes_list" in openai
+    created = client.execute_tool(f"{name}__notes_create", "user_42", {"title": "From Python"})
+    note = created.data["structured_content"]["note"]
+    assert note["title"] == "From Python" and created.execution_id.startswith("exec_")
+    notes = client.execute_tool(f"{name}__notes_list", "user_42").data["structured_content"]["notes"]
+    assert note["id"] in [n["id"] for n in notes]
+    assert client.executions.get(created.execution_id)["connection_name"] == name
+
+
 def test_tools_in_every_format_the_api_offers(client):
     for fmt, key in (("json_schema", "input_schema"), ("openai", "function"), ("anthropic", "input_schema"), ("mcp", "inputSchema")):
         tools = client.tools.list(provider="notion", format=fmt)
