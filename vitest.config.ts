@@ -1,8 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { builtModulesExternal, testsRunTheBuild } from './vitest.shared.js';
 
 export default defineConfig({
+  plugins: [testsRunTheBuild()],
   test: {
+    globalSetup: ['vitest.build.ts'],
+    server: { deps: { external: builtModulesExternal } },
     include: ['packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
