@@ -202,4 +202,22 @@ describe.each(BACKENDS)('GET /api/v1/tools?query= on $name', (backend) => {
     const one = (await (await t.api('/api/v1/tools/calendar_list_events')).json()) as Json;
     expect(one.tags).toEqual(['specification', 'read-only', 'calendar']);
   });
+
+  it('lists each tool, in every format, exactly as its own description reads, twice alike', async () => {
+    // A listing is written from each definition serialized once: it must say what describing the
+    // tool says, in each format, with no listing's answer changing the next one's.
+    for (const format of ['json_schema', 'openai', 'anthropic', 'mcp']) {
+      const first = await t.api(`/api/v1/tools?format=${format}&provider=google_drive`);
+      expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      const text = await first.text();
+      const listed = (JSON.parse(text) as { data: Json[]; total: number }).data;
+      expect(listed.length).toBeGreaterThan(10);
+      expect(await (await t.api(`/api/v1/tools?format=${format}&provider=google_drive`)).text()).toBe(text);
+      for (const entry of [listed[0]!, listed.at(-1)!]) {
+        const name = (format === 'openai' ? (entry.function as Json).name : entry.name) as string;
+        const own = (await (await t.api(`/api/v1/tools/${name}?format=${format}`)).json()) as Json;
+        expect(entry).toEqual(own);
+      }
+    }
+  });
 });

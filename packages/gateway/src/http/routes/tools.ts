@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -17,8 +18,9 @@ import {
 } from '../../executions/service.js';
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
 import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
-import { formatTool, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
+import { formattedJson, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
 import { DEFAULT_SEARCH_PAGE_SIZE, MAX_PAGE_SIZE } from '../../tools/search/listing.js';
+import type { SearchHit } from '../../tools/search/tool-search.js';
 import type { ToolsetService } from '../../toolsets/service.js';
 
 const ExecuteBody = Type.Object(
@@ -111,6 +113,37 @@ const ExecutionsQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** Bytes of a listing written at a time (a write per tool would cost a syscall each). */
+const LISTING_CHUNK = 64 * 1024;
+
+/**
+ * A listing page as JSON text, `{"data":[…], …tail}`, from each tool's definition serialized once
+ * (tools/formats.ts formattedJson): a full listing of the compiled tools allocates next to nothing
+ * per request. The json_schema format adds each hit's tags and, ranked, its score.
+ */
+function* listingChunks(
+  hits: readonly SearchHit[],
+  format: ToolFormat,
+  ranked: boolean,
+  tail: Record<string, unknown>,
+): Generator<string> {
+  let chunk = '{"data":[';
+  for (let i = 0; i < hits.length; i++) {
+    const hit = hits[i]!;
+    const json = formattedJson(hit.tool, format);
+    const entry =
+      format === 'json_schema'
+        ? `${json.slice(0, -1)},"tags":${JSON.stringify(hit.tags)}${ranked ? `,"score":${JSON.stringify(hit.score)}` : ''}}`
+        : json;
+    chunk += i ? `,${entry}` : entry;
+    if (chunk.length >= LISTING_CHUNK) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}],${JSON.stringify(tail).slice(1)}`;
+}
+
 export async function toolRoutes(
   app: FastifyInstance,
   opts: {
@@ -123,7 +156,7 @@ export async function toolRoutes(
 ): Promise<void> {
   const { engine } = opts;
 
-  app.get('/tools', { schema: { querystring: ListQuery } }, async (req) => {
+  app.get('/tools', { schema: { querystring: ListQuery } }, async (req, reply) => {
     const query = req.query as ListQuery;
     const { environmentId } = req.principal;
     const format = query.format ?? 'json_schema';
@@ -145,21 +178,15 @@ export async function toolRoutes(
       pageToken: query.page_token,
     });
     const ranked = Boolean(query.query?.trim());
-    const data = listing.hits.map((hit) =>
-      format === 'json_schema'
-        ? { ...formatTool(hit.tool, format), tags: hit.tags, ...(ranked ? { score: hit.score } : {}) }
-        : formatTool(hit.tool, format),
-    );
-    const page = { data, total: listing.total, next_page_token: listing.nextPageToken };
     const provider = query.provider ? getProvider(query.provider as ProviderKey) : undefined;
+    const tail: Record<string, unknown> = { total: listing.total, next_page_token: listing.nextPageToken };
     if (provider && !provider.toolPrefix && !provider.mcp) {
       // An empty list alone would look like a mistake; say where this provider is reached instead.
-      return {
-        ...page,
-        notice: `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see docs/guides/proxy.md and docs/providers/${provider.key}.md#proxy).`,
-      };
+      tail.notice = `${provider.displayName} is proxy-only: it has no tools. Call its API through /proxy with the connection_name and identifier headers (see docs/guides/proxy.md and docs/providers/${provider.key}.md#proxy).`;
     }
-    return page;
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(Readable.from(listingChunks(listing.hits, format, ranked, tail), { objectMode: false }));
   });
 
   app.get<{ Params: { name: string } }>(
