@@ -402,6 +402,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       logger,
     });
     registry.register(remoteMcpTools);
+    accountTokens.onAccountChanged(() => remoteMcpTools.accountsChanged());
     const engine = new ToolEngine({
       executions,
       logger,

@@ -5,7 +5,7 @@ import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, authorize, executeTool } from './helpers/flow.js';
+import { accountOf, authorize, browserCookie, executeTool, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
@@ -44,10 +44,10 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     // The emulated servers listen on loopback http: the operator allows that for these providers.
     t = await startTestGateway(
       backend,
-      { PORTICO_OUTBOUND_ALLOW_PRIVATE: 'notes_dcr,notes_preregistered,notes_stepup,notes_down' },
+      { PORTICO_OUTBOUND_ALLOW_PRIVATE: 'notes_dcr,notes_preregistered,notes_stepup,notes_down,notes_open' },
       { awaitSandbox: false },
     );
-    for (const variant of ['dcr', 'preregistered', 'stepup']) {
+    for (const variant of ['dcr', 'preregistered', 'stepup', 'open']) {
       expect((await provider(`notes_${variant}`, variant)).status).toBe(201);
     }
   });
@@ -311,6 +311,57 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     });
     expect(made.status).toBe(200);
     expect(await notesOf('stepup')).toMatchObject([{ title: 'Needs write' }]);
+  });
+
+  it('connects to a server that asks for no authorization: the link asks nothing, and its tools run per user', async () => {
+    const refused = await connect({ name: 'notes-open', provider: 'notes_open', client_id: 'mine' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toContain('asks for no authorization');
+    const created = await connect({ name: 'notes-open', provider: 'notes_open' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      client_id: '',
+      scopes: [],
+      mcp_server: { url: `${emu.urls.mcp}/open/mcp`, issuer: '', registration: 'none' },
+    });
+    const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
+      method: 'POST',
+      json: { connection_name: 'notes-open', identifier: ID },
+    });
+    expect(linkRes.status).toBe(201);
+    const { link, connected_account_id: accountId } = (await linkRes.json()) as {
+      link: string;
+      connected_account_id: string;
+    };
+    // No consent screen: the trip goes straight back to Portico's callback, in the same browser.
+    const start = await openLink(link);
+    expect(start.status).toBe(303);
+    const callback = start.headers.get('location')!;
+    expect(callback.startsWith(`${t.url}/sso/v1/oauth/`)).toBe(true);
+    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
+    expect(done.status).toBe(200);
+    expect(await accountOf(t, accountId)).toMatchObject({ status: 'ACTIVE', connection_name: 'notes-open' });
+
+    expect((await tools()).map((tool) => tool.name)).toContain('notes-open__notes_create');
+    const made = await executeTool(t, {
+      tool_name: 'notes-open__notes_create',
+      identifier: ID,
+      tool_input: { title: 'No authorization' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(await notesOf('open', 'anonymous')).toMatchObject([{ title: 'No authorization' }]);
+    // The guardrails hold as for any server: a destructive tool waits for approval.
+    const policy = await t.api('/api/v1/policies', {
+      method: 'POST',
+      json: { name: 'open-guard', connection_name: 'notes-open' },
+    });
+    expect(policy.status).toBe(201);
+    const held = await executeTool(t, {
+      tool_name: 'notes-open__delete-note',
+      identifier: ID,
+      tool_input: { id: 'any' },
+    });
+    expect(held.body.code).toBe('approval_required');
   });
 
   it('sends no discovery request to a private address the operator has not allowed', async () => {

@@ -178,6 +178,8 @@ export class AccountTokens {
     this.flushTimer.unref();
   }
 
+  private readonly changeListeners = new Set<(accountId: string) => void>();
+
   async start(): Promise<void> {
     await this.deps.db.listen(ACCOUNT_CHANNEL, (payload) => {
       const [accountId = '', origin] = payload.split(' ');
@@ -186,6 +188,7 @@ export class AccountTokens {
       this.forget(accountId);
       // Which account an identifier resolves to may have changed (one connected, one removed).
       this.byIdentity.clear();
+      this.tellChanged(accountId);
     });
     // A deletion or re-authorization notified while the listener was down never arrived.
     this.deps.db.onNotificationsMissed(() => {
@@ -399,7 +402,21 @@ export class AccountTokens {
     this.forget(accountId);
     // Here at once; other processes when the notification arrives.
     this.byIdentity.clear();
+    this.tellChanged(accountId);
     await this.notifyChange(accountId).catch(() => {});
+  }
+
+  /**
+   * Calls `listener` when an account was authorized, disconnected or otherwise changed, here at
+   * once and from other processes when their notification arrives (what is listed per account,
+   * such as a remote MCP server's tools, is then asked again).
+   */
+  onAccountChanged(listener: (accountId: string) => void): void {
+    this.changeListeners.add(listener);
+  }
+
+  private tellChanged(accountId: string): void {
+    for (const listener of this.changeListeners) listener(accountId);
   }
 
   /** Tells every process an account changed (after `tx` commits, when given), naming this one. */

@@ -126,6 +126,8 @@ function withCredential(request: EndUserRequest, credential: Credential): EndUse
   for (const name in defaults) {
     if (!hasHeader(headers, name)) headers.push(name, defaults[name] as string);
   }
+  // A remote MCP server that asks for no authorization: its accounts hold no token to send.
+  if (!credential.accessToken && credential.endpoints.mcpUrl) return request;
   if (provider.auth === 'oauth2' && provider.api.credential.name === 'authorization') {
     // The hot path: most providers take a bearer token.
     headers.push(

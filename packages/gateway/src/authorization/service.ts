@@ -283,6 +283,13 @@ export class AuthorizationService {
         bindings,
       };
     }
+    if (connection.mcp_server?.registration === 'none') {
+      // A server that asks for no authorization: nothing to consent to, so the trip goes straight
+      // to the callback, which connects the account (still bound to this browser by its cookie).
+      const done = new URL(redirectUri);
+      done.searchParams.set('state', state);
+      return { kind: 'redirect', location: done.href, bindings };
+    }
     const location = buildAuthorizationUrl(provider, this.deps.endpoints(provider, connection), {
       clientId: connection.client_id,
       redirectUri,
@@ -315,9 +322,10 @@ export class AuthorizationService {
     const connection = await this.deps.connections.getById(account.connection_id);
     const provider = await this.deps.providers.resolve(connection.environment_id, connection.provider);
     const branding = await this.deps.branding.get(connection.environment_id);
-    const formTarget = provider.oauth
-      ? new URL(this.deps.endpoints(provider, connection).authorizeUrl).origin
-      : undefined;
+    const formTarget =
+      provider.oauth && connection.mcp_server?.registration !== 'none'
+        ? new URL(this.deps.endpoints(provider, connection).authorizeUrl).origin
+        : undefined;
     return {
       page: {
         providerName: provider.displayName,
@@ -582,6 +590,8 @@ export class AuthorizationService {
           : `${provider.displayName} reported an error: ${query.error_description ?? error}.`,
       });
     }
+    if (connection.mcp_server?.registration === 'none')
+      return this.authorized(request, account, connection, provider, { accessToken: '', metadata: {} });
     if (!code)
       throw new FlowError(
         'code_missing',

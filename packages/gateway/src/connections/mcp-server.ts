@@ -55,7 +55,9 @@ export async function connectMcpServer(
   const remoteMcpFetch = sandboxFetch ?? remoteMcpFetcher(policy);
   let facts: Awaited<ReturnType<typeof discoverMcpAuthorization>>;
   try {
-    facts = await discoverMcpAuthorization(request.url, remoteMcpFetch);
+    const found = await discoverMcpAuthorization(request.url, remoteMcpFetch);
+    if ('authorization' in found) return openServer(provider, found.url, request);
+    facts = found;
   } catch (error) {
     throw asProblem(error);
   }
@@ -131,6 +133,45 @@ export async function connectMcpServer(
       errors: [{ path: '/client_id', message: 'is required: the server takes only pre-registered clients' }],
     },
   );
+}
+
+/**
+ * A server that asks for no authorization: no client, no scopes, no authorization server. Its end
+ * users still connect through the authorization link (which then asks nothing of them), so tools
+ * run per user with the same accounts, records and guardrails.
+ */
+function openServer(
+  provider: ProviderDefinition,
+  url: string,
+  request: McpConnectionRequest,
+): { clientId: string; clientSecret: string; scopes: string[]; server: McpServerRecord } {
+  const given = (['clientId', 'clientSecret', 'scopes'] as const).filter((f) => request[f] !== undefined);
+  if (given.length) {
+    const names = { clientId: 'client_id', clientSecret: 'client_secret', scopes: 'scopes' } as const;
+    throw new Problem(
+      'invalid_input',
+      `${provider.displayName}'s server at ${url} asks for no authorization, so the connection takes no ${given.map((f) => names[f]).join(', ')}; remove ${given.length > 1 ? 'them' : 'it'}.`,
+      {
+        errors: given.map((f) => ({
+          path: `/${names[f]}`,
+          message: 'not used by a server without authorization',
+        })),
+      },
+    );
+  }
+  return {
+    clientId: '',
+    clientSecret: '',
+    scopes: [],
+    server: {
+      url,
+      resource: url,
+      issuer: '',
+      authorization_endpoint: '',
+      token_endpoint: '',
+      registration: 'none',
+    },
+  };
 }
 
 function asProblem(error: unknown): Problem {

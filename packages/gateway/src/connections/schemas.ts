@@ -78,12 +78,16 @@ export const ConnectionView = Type.Object({
       {
         url: Type.String(),
         resource: Type.String(),
-        issuer: Type.String(),
-        registration: Type.Union([
-          Type.Literal('client_id_metadata_document'),
-          Type.Literal('dynamic'),
-          Type.Literal('pre_registered'),
-        ]),
+        issuer: Type.String({ description: "'' when the server asks for no authorization." }),
+        registration: Type.Union(
+          [
+            Type.Literal('client_id_metadata_document'),
+            Type.Literal('dynamic'),
+            Type.Literal('pre_registered'),
+            Type.Literal('none'),
+          ],
+          { description: 'none: the server asks for no authorization (no client, no token).' },
+        ),
       },
       {
         description:

@@ -21,6 +21,12 @@ export interface McpAuthorizationFacts {
   offline_access?: boolean;
 }
 
+/** A server that answered initialize and tools/list without asking for any authorization. */
+export interface McpOpenServer {
+  url: string;
+  authorization: 'none';
+}
+
 /** Discovery failed: `detail` says at which step and what the server answered. */
 export class McpDiscoveryError extends Error {
   constructor(
@@ -48,11 +54,13 @@ const INITIALIZE = {
  * protected-resource metadata (`WWW-Authenticate: Bearer resource_metadata=…`; without it, the
  * well-known URI of RFC 9728), then the first authorization server's metadata (RFC 8414 or OpenID
  * Connect discovery). The SDK's own discovery functions do the fetching, through `remoteMcpFetch`.
+ * A server that answers initialize and then tools/list without a 401 asks for no authorization
+ * (the specification makes authorization optional): `{ authorization: 'none' }`.
  */
 export async function discoverMcpAuthorization(
   url: string,
   remoteMcpFetch: RemoteMcpFetch,
-): Promise<McpAuthorizationFacts> {
+): Promise<McpAuthorizationFacts | McpOpenServer> {
   const auth = await import('@modelcontextprotocol/sdk/client/auth.js');
   let first: Response;
   try {
@@ -87,11 +95,10 @@ export async function discoverMcpAuthorization(
       );
     }
   }
+  if (first.ok) return { url, authorization: 'none' };
   if (first.status !== 401) {
     throw new McpDiscoveryError(
-      first.ok
-        ? `The MCP server at ${url} answered without asking for authorization; Portico connects only to servers that authorize each end user (OAuth).`
-        : `The MCP server at ${url} answered ${first.status} to an initialize request, not 401 with WWW-Authenticate.`,
+      `The MCP server at ${url} answered ${first.status} to an initialize request, not 401 with WWW-Authenticate.`,
       first.status >= 500,
     );
   }

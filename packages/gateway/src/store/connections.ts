@@ -6,12 +6,16 @@ export interface McpServerRecord {
   url: string;
   /** The protected resource (RFC 9728 `resource`): the resource indicator of every token request. */
   resource: string;
+  /** '' (and the endpoints too) for a server that asks for no authorization. */
   issuer: string;
   authorization_endpoint: string;
   token_endpoint: string;
   revocation_endpoint?: string;
-  /** How Portico's client is registered at the authorization server. */
-  registration: 'client_id_metadata_document' | 'dynamic' | 'pre_registered';
+  /**
+   * How Portico's client is registered at the authorization server; `none`: the server asks for
+   * no authorization, so there is no client and the end users' accounts hold no token.
+   */
+  registration: 'client_id_metadata_document' | 'dynamic' | 'pre_registered' | 'none';
   /** How Portico's client authenticates at the token endpoint (absent on older rows: client_secret_post). */
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
   scopes_supported?: string[];

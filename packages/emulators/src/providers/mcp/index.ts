@@ -12,12 +12,15 @@ import { ADDABLE_TOOLS, MCP_TOOLS, type McpToolSpec, type Note, runTool } from '
  * `notes:write` scope and answer 403 insufficient_scope without it, `cimd` takes client ID
  * metadata documents only (no registration endpoint): a client_id that is an https URL is fetched
  * at the authorize endpoint, and its document must name that URL and the redirect URI asked for.
+ * `open` asks for no authorization at all (no 401, one shared notes list, `_notes/anonymous`).
  * A variant's tool list grows when a test adds a tool (POST `/mcp/{variant}/_tools/{name}`): each
  * open session is then told `notifications/tools/list_changed` in the event stream of its next
  * request, before that request's answer, as a Streamable HTTP server may.
  */
-export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd';
-const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd'];
+export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd' | 'open';
+const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd', 'open'];
+/** Whose notes a request of the `open` variant (no authorization) reads and writes. */
+const ANONYMOUS = 'anonymous';
 
 /**
  * A client ID metadata document, fetched as an authorization server does (draft-ietf-oauth-client-
@@ -242,7 +245,11 @@ export const mcpEmulator: EmulatorModule<McpState> = {
       const variant = variantOf(req);
       if (!variant) return unknownVariant(reply);
       const u = urls(ctx, req, variant);
-      const auth = ctx.authenticate(req);
+      const checked = ctx.authenticate(req);
+      const auth =
+        variant === 'open' && !checked.ok
+          ? ({ ok: true, user: { id: ANONYMOUS }, token: { scopes: [] as string[] } } as const)
+          : checked;
       if (!auth.ok) {
         const error = auth.reason === 'missing' ? '' : ', error="invalid_token"';
         return reply

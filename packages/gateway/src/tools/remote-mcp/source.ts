@@ -98,6 +98,15 @@ export class RemoteMcpTools implements ToolSource, EnvironmentTools {
     if (!sameTools(current, listing)) this.notify?.();
   }
 
+  /**
+   * An account changed (authorized, disconnected, expired): every listing is asked again at its
+   * next use, from the store, and a connection's server only when the account it listed with is
+   * no longer its first active one (the kept per-connection listings stay).
+   */
+  accountsChanged(): void {
+    for (const listing of this.listings.values()) listing.incomplete = true;
+  }
+
   /** Forgets an environment's listing (a connection changed). */
   invalidate(environmentId: string): void {
     for (const [id, listing] of this.connectionListings)
