@@ -139,6 +139,30 @@ describe.each(BACKENDS)('compiled tools end to end on $name', (backend) => {
     }
   });
 
+  it('runs the database operations of Notion 2022-06-28, which 2025-09-03 replaced by data sources', async () => {
+    const found = await run('notion_post_search', {
+      body: { filter: { property: 'object', value: 'page' }, page_size: 5 },
+    });
+    const parent = (found.results as Json[])[0]!;
+    const created = await run('notion_create_a_database', {
+      body: {
+        parent: { type: 'page_id', page_id: parent.id },
+        title: [{ type: 'text', text: { content: 'Compiled tasks' } }],
+        // The description's property schemas allow a title property only.
+        properties: { Name: { title: {} } },
+      },
+    });
+    // A 2022-06-28 database holds its properties itself (2025-09-03 moved them to its data source).
+    expect(created).toMatchObject({ object: 'database', properties: { Name: { type: 'title' } } });
+    const queried = await run('notion_post_database_query', { database_id: created.id, body: {} });
+    expect(queried).toMatchObject({ object: 'list', results: [] });
+    const renamed = await run('notion_update_a_database', {
+      database_id: created.id,
+      body: { title: [{ type: 'text', text: { content: 'Compiled tasks, renamed' } }] },
+    });
+    expect((renamed.title as Json[])[0]).toMatchObject({ plain_text: 'Compiled tasks, renamed' });
+  });
+
   it('runs SharePoint (Microsoft Graph) operations: sites, drives and drive items', async () => {
     const sites = await run('sharepoint_sites_list_site', { search: '*' });
     const site = (sites.value as Json[])[0]!;

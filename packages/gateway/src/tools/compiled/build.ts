@@ -41,10 +41,15 @@ export async function compileSource(
     source.format === 'openapi'
       ? compileOpenApi(doc, facts, { prefix: source.prefix, taken })
       : compileDiscovery(doc, facts);
+  if (source.apiVersion && facts.versionHeader) {
+    for (const op of result.operations)
+      op.headers = { [facts.versionHeader]: source.apiVersion, ...op.headers };
+  }
   const version =
-    source.format === 'openapi'
+    source.apiVersion ??
+    (source.format === 'openapi'
       ? String(doc.info?.version ?? '')
-      : `${doc.version}${doc.revision ? ` (revision ${doc.revision})` : ''}`;
+      : `${doc.version}${doc.revision ? ` (revision ${doc.revision})` : ''}`);
   return {
     provider: source.provider,
     sources: [{ file: source.package ? `${source.package}/${source.file}` : source.file, version }],
@@ -57,11 +62,20 @@ export async function compileSource(
 export async function compileProvider(provider: string): Promise<CompiledCatalog> {
   const taken = new Set<string>();
   const catalog: CompiledCatalog = { provider, sources: [], skipped: [], operations: [] };
+  const covered = new Set<string>();
   for (const source of DESCRIPTIONS.filter((d) => d.provider === provider)) {
     const one = await compileSource(source, taken);
     catalog.sources.push(...one.sources);
     catalog.skipped.push(...one.skipped);
-    catalog.operations.push(...one.operations);
+    for (const op of one.operations) {
+      const at = `${op.method} ${op.path}`;
+      if (source.supplement && covered.has(at)) {
+        catalog.skipped.push({ operationId: op.operationId, reason: `an earlier description has ${at}` });
+        continue;
+      }
+      covered.add(at);
+      catalog.operations.push(op);
+    }
   }
   return catalog;
 }

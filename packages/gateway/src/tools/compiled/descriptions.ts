@@ -10,6 +10,16 @@ export interface DescriptionSource {
   package?: string;
   /** The words its tools start with after the provider's key, for a provider of several documents. */
   prefix?: string;
+  /**
+   * The API version its calls send in the provider's version header, for a description that does
+   * not say (one that does, as a header parameter, is sent at its own).
+   */
+  apiVersion?: string;
+  /**
+   * Only the operations the provider's earlier descriptions lack (same method and path): an older
+   * API version kept for what the newer one dropped.
+   */
+  supplement?: boolean;
 }
 
 /**
@@ -49,6 +59,14 @@ export const DESCRIPTIONS: readonly DescriptionSource[] = [
   { provider: 'google_docs', format: 'discovery', file: 'google/docs-v1.json' },
   { provider: 'gmail', format: 'discovery', file: 'google/gmail-v1.json' },
   { provider: 'notion', format: 'openapi', file: 'notion/notion-openapi-2025-09-03.json' },
+  // 2022-06-28 queries, creates and updates databases themselves, where 2025-09-03 has data sources.
+  {
+    provider: 'notion',
+    format: 'openapi',
+    file: 'notion/notion-openapi-2022-06-28.json',
+    apiVersion: '2022-06-28',
+    supplement: true,
+  },
   { provider: 'sharepoint', format: 'openapi', file: 'microsoft/graph-v1.0-sharepoint.json' },
   { provider: 'outlook', format: 'openapi', file: 'microsoft/graph-v1.0-outlook.json' },
   { provider: 'microsoft_teams', format: 'openapi', file: 'microsoft/graph-v1.0-microsoft-teams.json' },
