@@ -185,7 +185,7 @@ export const CONFIG_VARIABLES = {
     'Comma-separated delays before each webhook retry (ms, s, m or h); after the last, the endpoint is disabled. Default 5s,5m,30m,2h,5h,8h,8h.',
   PORTICO_WEBHOOK_CONCURRENCY: 'Webhook attempts in flight at once per process (1–256). Default 32.',
   PORTICO_TRIGGER_POLL_MS:
-    'How often each process looks for trigger subscriptions due for a poll, in ms (50–60000). Default 1000.',
+    'The longest each process sleeps between looks for trigger subscriptions due for a poll, in ms (50–60000; it wakes at the next due time when sooner, and sees what other replicas change within this). Default 1000.',
   PORTICO_TRIGGER_CONCURRENCY: 'Trigger polls in flight at once per process (1–256). Default 16.',
   PORTICO_TRIGGER_LEASE_MS:
     "How long a process's claim on a trigger subscription lasts, in ms (1000–3600000): a replica killed mid-poll leaves its subscriptions to the others this long. Default 120000.",

@@ -455,6 +455,7 @@ export async function createGateway(config: Config, overrides: GatewayOverrides 
       endUser,
       minIntervalSeconds: config.triggers.minIntervalSeconds,
       channels: triggerChannels,
+      wake: () => triggerPoller.wake(),
     });
     const triggerPoller = new TriggerPoller({
       db,

@@ -203,19 +203,27 @@ export async function updateTrigger(
   return rows[0] ? findTrigger(tx, id) : undefined;
 }
 
+/** What one claim took, and when the next subscription not taken comes due. */
+export interface Claim {
+  rows: TriggerRow[];
+  /** Milliseconds until the earliest subscription left unclaimed is due; null: none is. */
+  nextDueInMs: number | null;
+}
+
 /**
  * Claims up to `limit` due subscriptions for `owner`: each is held until the lease runs out
  * (next_poll_at moves there too), so another replica takes it over only then. Rows another replica
  * is claiming at the same moment are skipped (FOR UPDATE SKIP LOCKED; the embedded store has one
- * connection, so its claims are serial anyway).
+ * connection, so its claims are serial anyway). The same statement reads when the next row not
+ * claimed comes due (the index on next_poll_at), so the poller can sleep until then.
  */
 export async function claimDueTriggers(
   db: Queryable,
   owner: string,
   limit: number,
   leaseMs: number,
-): Promise<TriggerRow[]> {
-  return db.query<TriggerRow>(
+): Promise<Claim> {
+  const rows = await db.query<TriggerRow & { next_due_in_ms: number | null }>(
     `WITH due AS (
        SELECT id FROM trigger_subscriptions
        WHERE next_poll_at <= now() AND (lease_until IS NULL OR lease_until <= now())
@@ -230,11 +238,22 @@ export async function claimDueTriggers(
            woken_at = NULL
        FROM due WHERE s.id = due.id
        RETURNING s.*
+     ), next AS (
+       -- Read before the claim's own update: the rows it claims were due, so they are not counted.
+       SELECT (extract(epoch FROM min(next_poll_at) - now()) * 1000)::double precision AS next_due_in_ms
+       FROM trigger_subscriptions WHERE next_poll_at > now() AND next_poll_at < 'infinity'
      )
-     SELECT s.*, c.name AS connection_name, c.provider
-     FROM claimed s JOIN connections c ON c.id = s.connection_id`,
+     SELECT n.next_due_in_ms, t.*
+     FROM next n LEFT JOIN (
+       SELECT s.*, c.name AS connection_name, c.provider
+       FROM claimed s JOIN connections c ON c.id = s.connection_id
+     ) t ON true`,
     [owner, limit, leaseMs],
   );
+  const nextDueInMs = rows[0]?.next_due_in_ms ?? null;
+  const claimed: TriggerRow[] = [];
+  for (const { next_due_in_ms: _, ...row } of rows) if (row.id !== null) claimed.push(row as TriggerRow);
+  return { rows: claimed, nextDueInMs: nextDueInMs === null ? null : Number(nextDueInMs) };
 }
 
 /**
@@ -245,29 +264,30 @@ export async function claimDueTriggers(
 export async function recordQuietPolls(
   db: Queryable,
   owner: string,
-  polls: Array<{ id: string; cursor: Record<string, unknown>; intervalSeconds: number }>,
-): Promise<string[]> {
+  /** nextPollInSeconds: from this write (the interval less the time the poll waited for it). */
+  polls: Array<{ id: string; cursor: Record<string, unknown>; nextPollInSeconds: number }>,
+): Promise<Array<{ id: string; due: boolean }>> {
   if (!polls.length) return [];
-  const rows = await db.query<{ id: string }>(
+  const rows = await db.query<{ id: string; due: boolean }>(
     `UPDATE trigger_subscriptions s SET
        cursor = u.cursor::jsonb,
        last_success_at = now(),
        -- Paused meanwhile: it stays paused.
        next_poll_at = CASE WHEN s.state = 'paused' THEN s.next_poll_at
          WHEN s.woken_at IS NOT NULL THEN now()
-         ELSE now() + make_interval(secs => u.interval_seconds) END,
+         ELSE now() + make_interval(secs => u.next_in_seconds) END,
        lease_owner = NULL, lease_until = NULL, updated_at = now()
-     FROM unnest($2::text[], $3::text[], $4::integer[]) AS u(id, cursor, interval_seconds)
+     FROM unnest($2::text[], $3::text[], $4::double precision[]) AS u(id, cursor, next_in_seconds)
      WHERE s.id = u.id AND s.lease_owner = $1
-     RETURNING s.id`,
+     RETURNING s.id, s.next_poll_at <= now() AS due`,
     [
       owner,
       polls.map((p) => p.id),
       polls.map((p) => JSON.stringify(p.cursor)),
-      polls.map((p) => p.intervalSeconds),
+      polls.map((p) => p.nextPollInSeconds),
     ],
   );
-  return rows.map((r) => r.id);
+  return rows;
 }
 
 /** Ends this owner's leases without other changes (shutting down: another replica polls them now). */

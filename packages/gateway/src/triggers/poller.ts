@@ -26,7 +26,10 @@ import type { AnyTriggerType, PollResult } from './definition.js';
 import { recordStateChange, type StoredCursor } from './service.js';
 
 export interface PollerConfig {
-  /** How often due subscriptions are looked for (PORTICO_TRIGGER_POLL_MS). */
+  /**
+   * The longest the poller sleeps between looks for due subscriptions (PORTICO_TRIGGER_POLL_MS); it
+   * wakes sooner when the next one it knows of comes due. What other replicas change is seen within it.
+   */
   pollMs: number;
   /** Polls in flight at once in this process (PORTICO_TRIGGER_CONCURRENCY). */
   concurrency: number;
@@ -41,8 +44,16 @@ const MAX_BACKOFF_INTERVALS = 32;
 /** Quiet polls are written together: at most this long after the poll, or this many at once. */
 const QUIET_FLUSH_MS = 200;
 const QUIET_FLUSH_SIZE = 500;
-/** The least time between two claims (wakes in between share the next one). */
-const MIN_CLAIM_GAP_MS = 20;
+/**
+ * The least time between two claims: wakes in between share the next one, and subscriptions that
+ * come due meanwhile are claimed together (one statement for many polls when thousands are due a
+ * minute).
+ */
+const MIN_CLAIM_GAP_MS = 100;
+/** Past a subscription's next due time when the poller looks for it (clocks and rounding). */
+const DUE_SLACK_MS = 20;
+/** Claimed at once, in polls the process runs at a time: enough not to claim again at every poll. */
+const CLAIM_BATCH_PER_SLOT = 8;
 
 type Outcome =
   | { kind: 'polled'; result: PollResult; push?: PushNote | undefined }
@@ -51,23 +62,36 @@ type Outcome =
   | { kind: 'failed'; error: unknown };
 
 /**
- * Polls the due trigger subscriptions. Every process runs one: a subscription is claimed with
- * FOR UPDATE SKIP LOCKED and held by a lease, so replicas share the work and each subscription
+ * Polls the due trigger subscriptions. Every process runs one: subscriptions are claimed in batches
+ * with FOR UPDATE SKIP LOCKED and held by a lease, so replicas share the work and each subscription
  * is polled by one at a time; a replica killed mid-poll leaves its claims to whoever looks after
- * their leases run out. A poll's changes, the cursor after them and the subscription's health are
+ * their leases run out. Between claims it sleeps until the next subscription comes due (at most
+ * PORTICO_TRIGGER_POLL_MS), not a fixed tick: a change waits for its subscription's interval, not
+ * for the tick after it. A poll's changes, the cursor after them and the subscription's health are
  * committed together (or not at all, when the lease went to another replica meanwhile), each
  * change as a trigger.fired event whose id is derived from the provider's change: the same change
  * read twice is recorded once.
  */
 export class TriggerPoller {
   private readonly owner = `proc_${randomBytes(8).toString('hex')}`;
-  private timer?: NodeJS.Timeout;
   private stopped = false;
   private inflight = new Map<string, Promise<void>>();
-  private draining: Promise<void> | undefined;
+  /** Claimed and not yet started, with when they were claimed (their leases run from then). */
+  private queue: Array<{ row: TriggerRow; claimedAt: number }> = [];
+  /** The next look, and when it is due (performance.now()). */
+  private timer?: NodeJS.Timeout;
+  private timerAt = Number.POSITIVE_INFINITY;
+  private looking: Promise<void> | undefined;
   private again = false;
+  /** The last claim took all it asked for: more are due, so look again as slots free up. */
+  private moreDue = false;
   private lastClaimAt = Number.NEGATIVE_INFINITY;
-  private quiet: Array<{ id: string; cursor: Record<string, unknown>; intervalSeconds: number }> = [];
+  private quiet: Array<{
+    id: string;
+    cursor: Record<string, unknown>;
+    intervalSeconds: number;
+    polledAt: number;
+  }> = [];
   private quietTimer?: NodeJS.Timeout;
   private quietWrite: Promise<void> = Promise.resolve();
 
@@ -84,39 +108,77 @@ export class TriggerPoller {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.deps.config.pollMs);
-    this.timer.unref();
     this.wake();
   }
 
   /**
-   * Stops claiming and gives polls in flight a moment to finish; the leases of those that do not
-   * are released, so another replica (or this one, restarted) polls them from their cursor.
+   * Stops claiming and gives polls in flight a moment to finish; the leases of those that do not,
+   * and of those claimed and not started, are released, so another replica (or this one,
+   * restarted) polls them from their cursor.
    */
   async close(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.draining;
+    clearTimeout(this.timer);
+    await this.looking;
+    const waiting = this.queue.map((q) => q.row.id);
+    this.queue = [];
     const pending = [...this.inflight.values()];
     await Promise.race([
       Promise.allSettled(pending),
       new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
     ]);
     await this.flushQuiet();
-    await releaseTriggerLeases(this.deps.db, this.owner, [...this.inflight.keys()]).catch(() => {});
+    await releaseTriggerLeases(this.deps.db, this.owner, [...waiting, ...this.inflight.keys()]).catch(
+      () => {},
+    );
   }
 
-  /** Looks for due subscriptions now (coalesced with a look under way). */
+  /** Looks for due subscriptions soon: now, or when the least gap since the last claim is over. */
   wake(): void {
     if (this.stopped) return;
-    if (this.draining) {
+    if (this.looking) {
       this.again = true;
       return;
     }
-    this.draining = this.drain()
-      .catch((err: unknown) => this.deps.logger.warn({ err }, 'trigger subscriptions could not be claimed'))
+    this.lookIn(this.lastClaimAt + this.gapMs() - performance.now());
+  }
+
+  /** The least gap between claims; a shorter PORTICO_TRIGGER_POLL_MS shortens it too. */
+  private gapMs(): number {
+    return Math.min(MIN_CLAIM_GAP_MS, this.deps.config.pollMs);
+  }
+
+  /** Schedules the next look in `ms` (or keeps one already due sooner). */
+  private lookIn(ms: number): void {
+    if (this.stopped) return;
+    const at = performance.now() + Math.max(0, ms);
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.look();
+      },
+      Math.max(0, ms),
+    );
+    this.timer.unref();
+  }
+
+  private look(): void {
+    if (this.stopped) return;
+    if (this.looking) {
+      this.again = true;
+      return;
+    }
+    this.looking = this.claim()
+      .catch((err: unknown) => {
+        this.deps.logger.warn({ err }, 'trigger subscriptions could not be claimed');
+        this.lookIn(this.deps.config.pollMs);
+      })
       .finally(() => {
-        this.draining = undefined;
+        this.looking = undefined;
         if (this.again) {
           this.again = false;
           this.wake();
@@ -124,28 +186,56 @@ export class TriggerPoller {
       });
   }
 
-  private async drain(): Promise<void> {
-    for (;;) {
-      this.again = false;
-      const free = this.deps.config.concurrency - this.inflight.size;
-      if (free <= 0 || this.stopped) return;
-      const wait = this.lastClaimAt + MIN_CLAIM_GAP_MS - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
-      if (this.stopped) return;
-      this.lastClaimAt = performance.now();
-      const claimed = await claimDueTriggers(this.deps.db, this.owner, free, this.deps.config.leaseMs);
-      for (const row of claimed) {
-        const run = this.run(row)
-          .catch((err: unknown) =>
-            this.deps.logger.warn({ err, trigger_id: row.id }, 'trigger poll not recorded'),
-          )
-          .finally(() => {
-            this.inflight.delete(row.id);
-            this.wake();
-          });
-        this.inflight.set(row.id, run);
+  /** One claim: as many due subscriptions as there is room for, then sleep until the next is due. */
+  private async claim(): Promise<void> {
+    this.again = false;
+    const { concurrency, pollMs, leaseMs } = this.deps.config;
+    // Enough claimed to keep every slot busy: the next claim comes when the queue runs low.
+    if (this.queue.length >= concurrency) {
+      this.moreDue = true;
+      return;
+    }
+    const limit = concurrency * CLAIM_BATCH_PER_SLOT - this.queue.length;
+    this.lastClaimAt = performance.now();
+    const claim = await claimDueTriggers(this.deps.db, this.owner, limit, leaseMs);
+    const claimedAt = performance.now();
+    for (const row of claim.rows) this.queue.push({ row, claimedAt });
+    this.moreDue = claim.rows.length >= limit;
+    this.pump();
+    if (this.stopped) return;
+    const gap = this.gapMs();
+    if (this.moreDue) this.lookIn(gap);
+    else this.lookIn(Math.min(pollMs, Math.max(gap, claim.nextDueInMs ?? pollMs)));
+  }
+
+  /** Starts claimed polls while there are free slots. */
+  private pump(): void {
+    const { concurrency, leaseMs } = this.deps.config;
+    while (!this.stopped && this.inflight.size < concurrency && this.queue.length) {
+      const { row, claimedAt } = this.queue.shift()!;
+      // Waited half its lease in the queue (a provider far slower than the batch assumed): the rest
+      // go back, so no poll runs close to a lease's end, when another replica may take it over.
+      if (performance.now() - claimedAt > leaseMs / 2) {
+        const back = [row.id, ...this.queue.map((q) => q.row.id)];
+        this.queue = [];
+        void releaseTriggerLeases(this.deps.db, this.owner, back)
+          .catch((err: unknown) => this.deps.logger.warn({ err }, 'trigger leases not released'))
+          .finally(() => this.wake());
+        return;
       }
-      if (claimed.length < free) return;
+      const run = this.run(row)
+        .catch((err: unknown) =>
+          this.deps.logger.warn({ err, trigger_id: row.id }, 'trigger poll not recorded'),
+        )
+        .finally(() => {
+          this.inflight.delete(row.id);
+          this.pump();
+          if (this.moreDue && this.queue.length < concurrency) this.wake();
+          // The claim could not know when this one comes due again: an interval from now, at the
+          // soonest (later after a failure's back-off, which costs one look that finds it not due).
+          else this.lookIn(row.interval_seconds * 1000 + DUE_SLACK_MS);
+        });
+      this.inflight.set(row.id, run);
     }
   }
 
@@ -165,10 +255,10 @@ export class TriggerPoller {
       this.queueQuiet(row, outcome.result);
       return;
     }
-    await this.deps.db.transaction(async (tx) => {
+    const recorded = await this.deps.db.transaction(async (tx) => {
       const locked = await lockTrigger(tx, row.id);
       // Deleted meanwhile, or its lease went to another replica, which polls it from the cursor.
-      if (!locked || locked.lease_owner !== this.owner) return;
+      if (!locked || locked.lease_owner !== this.owner) return false;
       if (outcome.kind === 'polled' && type)
         await this.commitPoll(tx, locked, type, outcome.result, outcome.push);
       else if (outcome.kind === 'account') await this.pauseForAccount(tx, locked, outcome.problem);
@@ -182,7 +272,11 @@ export class TriggerPoller {
           outcome.kind === 'failed' ? outcome.error : new Error(`unknown trigger type ${row.trigger_type}`);
         await this.recordFailure(tx, locked, error);
       }
+      return true;
     });
+    // A notification that came during the poll made it due again now (updateTrigger): looked for
+    // at the next claim, which polls that found something can afford.
+    if (recorded) this.wake();
   }
 
   private async poll(row: TriggerRow): Promise<Outcome> {
@@ -347,6 +441,7 @@ export class TriggerPoller {
       id: row.id,
       cursor: { since: stored.since, at: result.cursor },
       intervalSeconds: row.interval_seconds,
+      polledAt: performance.now(),
     });
     if (this.quiet.length >= QUIET_FLUSH_SIZE) {
       void this.flushQuiet();
@@ -366,8 +461,23 @@ export class TriggerPoller {
     if (!batch.length) return this.quietWrite;
     // Unwritten, the leases run out and the subscriptions are polled again from the old cursor.
     this.quietWrite = this.quietWrite
-      .then(() => recordQuietPolls(this.deps.db, this.owner, batch))
-      .then(() => undefined)
+      .then(() => {
+        // The interval runs from the poll, not from this write of it.
+        const now = performance.now();
+        return recordQuietPolls(
+          this.deps.db,
+          this.owner,
+          batch.map((p) => ({
+            id: p.id,
+            cursor: p.cursor,
+            nextPollInSeconds: Math.max(0, p.intervalSeconds - (now - p.polledAt) / 1000),
+          })),
+        );
+      })
+      // Woken by a notification during its poll: due again now.
+      .then((written) => {
+        if (written.some((w) => w.due)) this.wake();
+      })
       .catch((err: unknown) => this.deps.logger.warn({ err }, 'trigger polls not recorded'));
     return this.quietWrite;
   }

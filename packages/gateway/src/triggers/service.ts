@@ -51,6 +51,8 @@ export interface TriggerServiceDeps {
   minIntervalSeconds: number;
   /** Push channels: opened with the subscription, stopped with it. */
   channels?: TriggerChannels;
+  /** Tells this process's poller a subscription's next poll moved (it sleeps until the next due). */
+  wake?: () => void;
 }
 
 /**
@@ -157,6 +159,7 @@ export class TriggerService {
       { trigger_id: id, trigger_type: type.name, account_id: account.id },
       'trigger created',
     );
+    if (inserted) this.deps.wake?.();
     // Push from the start (the first poll may be an interval away); a channel that cannot be
     // opened is tried again at that poll, and the subscription's health says so meanwhile.
     if (inserted && this.deps.channels?.pushes(type)) {
@@ -249,6 +252,7 @@ export class TriggerService {
         );
       }
     });
+    this.deps.wake?.();
     return this.get(environmentId, id);
   }
 
