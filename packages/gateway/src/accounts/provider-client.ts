@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Problem } from '../errors/problem.js';
 import { upstreamProblem } from '../upstream/errors.js';
 import { readBody } from '../upstream/http.js';
@@ -118,6 +119,42 @@ export class ProviderClient {
     this.retries += (response.attempts ?? 1) - 1;
     const text = (await readBody(response.body)).toString('utf8');
     return { status: response.statusCode, headers: response.headers, text };
+  }
+
+  /**
+   * A GET whose answer the caller reads as it arrives and ends itself (a remote MCP server's event
+   * stream, resumed): the credential, the one refresh after a 401 and the governor as for
+   * `exchange`. The body is a stream unless the server sent a short, whole one.
+   */
+  async openStream(req: {
+    url: string;
+    headers: Record<string, string>;
+  }): Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    body: Buffer | Readable;
+  }> {
+    const exchange = await sendAsEndUser(this.deps, this.credential, () => {
+      this.calls++;
+      const url = new URL(req.url);
+      const named: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) named[name.toLowerCase()] = value;
+      delete named.authorization;
+      return {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET' as const,
+        headers: Object.entries(named).flat(),
+      };
+    });
+    if (exchange.credential !== this.credential) this.tokenRefreshed = true;
+    this.credential = exchange.credential;
+    this.lastStatus = exchange.response.statusCode;
+    return {
+      status: exchange.response.statusCode,
+      headers: exchange.response.headers,
+      body: exchange.response.body,
+    };
   }
 
   /** The endpoints the current credential resolves to (a remote MCP server's URL among them). */

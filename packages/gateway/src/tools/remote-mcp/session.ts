@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ProviderClient } from '../../accounts/provider-client.js';
 import { Problem } from '../../errors/problem.js';
 import { upstreamProblem } from '../../upstream/errors.js';
@@ -32,6 +33,11 @@ export interface Heard {
 }
 
 const TOOLS_CHANGED = 'notifications/tools/list_changed';
+/** Resuming a closed response stream (SEP-1699): the wait when the server names none, at most. */
+const DEFAULT_RETRY_MS = 1000;
+const MAX_RETRY_MS = 10_000;
+const RESUMES = 5;
+const RESUME_WITHIN_MS = 60_000;
 
 /**
  * Portico's MCP client for remote servers (Streamable HTTP): JSON-RPC over the account's
@@ -154,12 +160,65 @@ export class McpSessions {
   ): Promise<RpcAnswer | 'session_gone'> {
     const sent = await this.post(client, message, session);
     if (sent.status === 404 && session) return 'session_gone';
+    if (sent.status === 200 && String(sent.headers['content-type'] ?? '').includes('text/event-stream')) {
+      const stream = parseStream(sent.text);
+      if (stream.lastId !== undefined && !answerIn(stream.messages, message.id)) {
+        if (stream.messages.some((m) => m.method === TOOLS_CHANGED)) heard.toolsChanged?.();
+        return this.resume(client, message.id, session, stream, heard);
+      }
+    }
     return this.read(client, sent, heard);
   }
 
-  private post(client: ProviderClient, message: Record<string, unknown>, session?: string | null) {
+  /**
+   * A response stream the server closed before the answer, having given its events ids: the
+   * stream is resumed by GET with `Last-Event-ID`, after the `retry` the server asked for (SEP-1699),
+   * until the answer arrives; a bounded number of times, within a bounded wait.
+   */
+  private async resume(
+    client: ProviderClient,
+    id: unknown,
+    session: string | null,
+    from: { lastId?: string | undefined; retryMs?: number | undefined },
+    heard: Heard,
+  ): Promise<RpcAnswer> {
+    let lastId = from.lastId!;
+    let retryMs = from.retryMs ?? DEFAULT_RETRY_MS;
+    const deadline = Date.now() + RESUME_WITHIN_MS;
+    for (let round = 0; round < RESUMES && Date.now() + retryMs < deadline; round++) {
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+      const opened = await client.openStream({
+        url: this.url(client),
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-protocol-version': MCP_CLIENT_PROTOCOL,
+          'last-event-id': lastId,
+          ...(session ? { 'mcp-session-id': session } : {}),
+        },
+      });
+      if (opened.status !== 200) {
+        const text = Buffer.isBuffer(opened.body) ? opened.body.toString('utf8') : await drain(opened.body);
+        throw upstreamProblem(client.provider, opened.status, parse(text), opened.headers);
+      }
+      const found = await readUntilAnswer(opened.body, id, deadline, heard);
+      if (found.answer) return found.answer;
+      lastId = found.lastId ?? lastId;
+      retryMs = found.retryMs ?? retryMs;
+    }
+    throw new Problem(
+      'upstream_timeout',
+      `${client.provider.displayName} closed the answer's event stream and its resumed streams carried no answer within ${RESUME_WITHIN_MS / 1000} s; try again.`,
+    );
+  }
+
+  private url(client: ProviderClient): string {
     const url = client.endpoints.mcpUrl;
     if (!url) throw new Error(`${client.provider.key} is not a remote MCP server`);
+    return url;
+  }
+
+  private post(client: ProviderClient, message: Record<string, unknown>, session?: string | null) {
+    const url = this.url(client);
     return client.exchange({
       url,
       headers: {
@@ -183,7 +242,7 @@ export class McpSessions {
     const type = String(headers['content-type'] ?? '');
     let body: unknown;
     if (type.includes('text/event-stream')) {
-      const messages = events(text);
+      const { messages } = parseStream(text);
       body = messages.find((m) => 'result' in m || 'error' in m);
       if (messages.some((m) => m.method === TOOLS_CHANGED)) heard.toolsChanged?.();
     } else {
@@ -216,22 +275,87 @@ function parse(text: string): unknown {
 }
 
 /**
- * The JSON-RPC messages of an event stream, in order: the answer, and the notifications and
- * requests a server may send before it.
+ * An event stream's JSON-RPC messages, in order (the answer, and the notifications and requests a
+ * server may send before it), with the last event id and `retry` it gave, for resuming it.
  */
-function events(text: string): Array<Record<string, unknown>> {
-  const messages: Array<Record<string, unknown>> = [];
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''))
-      .join('\n');
-    const message = parse(data);
-    if (message && typeof message === 'object' && !Array.isArray(message))
-      messages.push(message as Record<string, unknown>);
+function parseStream(text: string): {
+  messages: Array<Record<string, unknown>>;
+  lastId?: string | undefined;
+  retryMs?: number | undefined;
+} {
+  const out: ReturnType<typeof parseStream> = { messages: [] };
+  for (const block of text.split(/\r?\n\r?\n/)) addEvent(out, block);
+  return out;
+}
+
+/** One event block's fields into `out` (data lines joined; an `id` and `retry` kept). */
+function addEvent(out: ReturnType<typeof parseStream>, block: string): void {
+  const data: string[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon === 0) continue; // a comment
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'data') data.push(value);
+    else if (field === 'id' && !value.includes('\0')) out.lastId = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) out.retryMs = Math.min(Number(value), MAX_RETRY_MS);
   }
-  return messages;
+  const message = parse(data.join('\n'));
+  if (message && typeof message === 'object' && !Array.isArray(message))
+    out.messages.push(message as Record<string, unknown>);
+}
+
+/** The answer to request `id` among the messages. */
+function answerIn(messages: Array<Record<string, unknown>>, id: unknown): RpcAnswer | undefined {
+  return messages.find((m) => m.id === id && ('result' in m || 'error' in m)) as RpcAnswer | undefined;
+}
+
+/**
+ * Reads a resumed stream until the answer to `id` (then ends it), the stream's end, or the
+ * deadline; notifications on the way are heard.
+ */
+async function readUntilAnswer(
+  body: Buffer | Readable,
+  id: unknown,
+  deadline: number,
+  heard: Heard,
+): Promise<{ answer?: RpcAnswer; lastId?: string | undefined; retryMs?: number | undefined }> {
+  const out: ReturnType<typeof parseStream> = { messages: [] };
+  const check = () => {
+    if (out.messages.some((m) => m.method === TOOLS_CHANGED)) heard.toolsChanged?.();
+    const answer = answerIn(out.messages, id);
+    out.messages = [];
+    return answer;
+  };
+  if (Buffer.isBuffer(body)) {
+    for (const block of body.toString('utf8').split(/\r?\n\r?\n/)) addEvent(out, block);
+    const answer = check();
+    return { ...(answer ? { answer } : {}), lastId: out.lastId, retryMs: out.retryMs };
+  }
+  let pending = '';
+  const timer = setTimeout(() => body.destroy(), Math.max(0, deadline - Date.now()));
+  try {
+    for await (const chunk of body) {
+      pending += (chunk as Buffer).toString('utf8');
+      const blocks = pending.split(/\r?\n\r?\n/);
+      pending = blocks.pop() ?? '';
+      for (const block of blocks) addEvent(out, block);
+      const answer = check();
+      if (answer) return { answer, lastId: out.lastId, retryMs: out.retryMs };
+    }
+  } catch {
+    // Ended at the deadline, or by the server: resumed again while time remains.
+  } finally {
+    clearTimeout(timer);
+    body.destroy();
+  }
+  return { lastId: out.lastId, retryMs: out.retryMs };
+}
+
+async function drain(body: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
