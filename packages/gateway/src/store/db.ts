@@ -16,6 +16,7 @@ import {
   KEEPALIVE_IDLE_MS,
   NotificationListener,
 } from './pg-listener.js';
+import { preparedStatements } from './pglite-prepared.js';
 import { quoteIdent } from './quote.js';
 import { isEmptyDir, readStoreTemplate } from './template.js';
 
@@ -87,7 +88,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
  * (imported alone, pg takes about 50 ms and PGlite's JavaScript about 30 ms).
  */
 type PGliteClass = typeof PGlite;
-const loadPglite = async (): Promise<PGliteClass> => (await import('@electric-sql/pglite')).PGlite;
+const loadPgliteModule = () => import('@electric-sql/pglite');
+const loadPglite = async (): Promise<PGliteClass> => (await loadPgliteModule()).PGlite;
 const loadPg = async (): Promise<typeof pg> => (await import('pg')).default;
 
 /**
@@ -128,6 +130,7 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
   let closed = false;
   let statements = 0;
   const handlers: Handlers = new Map();
+  const prepared = preparedStatements(db, await loadPgliteModule());
   return {
     kind: 'pglite',
     statements: () => statements,
@@ -145,8 +148,7 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
     },
     async query<R>(sql: string, params?: unknown[]) {
       statements++;
-      const result = await db.query<R>(sql, params);
-      return result.rows;
+      return prepared.query<R>(sql, params);
     },
     transaction<T>(fn: (tx: Queryable) => Promise<T>) {
       // PGlite sends BEGIN and COMMIT (or ROLLBACK) itself.

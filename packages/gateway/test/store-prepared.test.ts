@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../src/store/db.js';
+
+/**
+ * The embedded store prepares each statement once and binds it afterwards (store/pglite-prepared.ts):
+ * what a caller sends and gets back must not change, errors included.
+ */
+describe('prepared statements on the embedded store', () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ dataDir: 'memory://' });
+    await db.query(
+      'CREATE TABLE t (id text PRIMARY KEY, n integer, at timestamptz, ok boolean, doc jsonb, tags text[])',
+    );
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it('binds every parameter type the store sends and parses what comes back, call after call', async () => {
+    const at = new Date('2026-01-02T03:04:05.678Z');
+    for (const id of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) {
+      await db.query('INSERT INTO t (id, n, at, ok, doc, tags) VALUES ($1, $2, $3, $4, $5, $6)', [
+        id,
+        id.charCodeAt(0),
+        at,
+        id === 'a',
+        { id, nested: { quote: "it's", list: [1, null] } },
+        ['x', 'y "z"'],
+      ]);
+    }
+    const rows = await db.query<Record<string, unknown>>('SELECT * FROM t WHERE id = ANY($1) ORDER BY id', [
+      ['a', 'g'],
+    ]);
+    expect(rows).toEqual([
+      {
+        id: 'a',
+        n: 97,
+        at,
+        ok: true,
+        doc: { id: 'a', nested: { quote: "it's", list: [1, null] } },
+        tags: ['x', 'y "z"'],
+      },
+      {
+        id: 'g',
+        n: 103,
+        at,
+        ok: false,
+        doc: { id: 'g', nested: { quote: "it's", list: [1, null] } },
+        tags: ['x', 'y "z"'],
+      },
+    ]);
+    expect(await db.query('SELECT n FROM t WHERE id = $1', [null])).toEqual([]);
+  });
+
+  it('reports a failed statement as the database said, and the next call still works', async () => {
+    await expect(db.query('SELEC 1')).rejects.toThrow(/syntax error/);
+    await expect(db.query('SELECT 1 AS one')).resolves.toEqual([{ one: 1 }]);
+    const insert = 'INSERT INTO t (id) VALUES ($1)';
+    await expect(db.query(insert, ['a'])).rejects.toMatchObject({ code: '23505' });
+    await expect(db.query(insert, ['h'])).resolves.toEqual([]);
+    await expect(db.query('SELECT n FROM t WHERE n = $1', ['not a number'])).rejects.toThrow(/integer/);
+    await expect(db.query('SELECT count(*)::int AS c FROM t')).resolves.toEqual([{ c: 8 }]);
+  });
+
+  it('waits for a transaction in progress instead of running inside it', async () => {
+    let inside!: () => void;
+    const held = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tx = db.transaction(async (q) => {
+      await q.query('INSERT INTO t (id) VALUES ($1)', ['in-tx']);
+      inside();
+      await gate;
+      throw new Error('roll back');
+    });
+    await held;
+    const outside = db.query<{ c: number }>('SELECT count(*)::int AS c FROM t WHERE id = $1', ['in-tx']);
+    release();
+    await expect(tx).rejects.toThrow('roll back');
+    // Had it run inside the transaction, it would have seen the row the rollback took away.
+    await expect(outside).resolves.toEqual([{ c: 0 }]);
+  });
+});
