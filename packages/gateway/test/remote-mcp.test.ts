@@ -44,7 +44,10 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
     // The emulated servers listen on loopback http: the operator allows that for these providers.
     t = await startTestGateway(
       backend,
-      { PORTICO_OUTBOUND_ALLOW_PRIVATE: 'notes_dcr,notes_preregistered,notes_stepup,notes_down,notes_open' },
+      {
+        PORTICO_OUTBOUND_ALLOW_PRIVATE:
+          'notes_dcr,notes_preregistered,notes_stepup,notes_down,notes_open,notes_sse',
+      },
       { awaitSandbox: false },
     );
     for (const variant of ['dcr', 'preregistered', 'stepup', 'open']) {
@@ -362,6 +365,46 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
       tool_input: { id: 'any' },
     });
     expect(held.body.code).toBe('approval_required');
+  });
+
+  it('falls back to the older HTTP+SSE transport when the server refuses the POST', async () => {
+    const defined = await t.api('/api/v1/providers', {
+      method: 'POST',
+      json: {
+        key: 'notes_sse',
+        display_name: 'Notes MCP (HTTP+SSE)',
+        auth: { kind: 'mcp' },
+        mcp: { url: `${emu.urls.mcp}/sse/sse` },
+        api: { base_url: emu.url },
+      },
+    });
+    expect(defined.status).toBe(201);
+    const created = await connect({ name: 'notes-sse', provider: 'notes_sse' });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.mcp_server).toEqual({
+      url: `${emu.urls.mcp}/sse/sse`,
+      resource: `${emu.urls.mcp}/sse`,
+      issuer: `${emu.urls.mcp}/sse`,
+      registration: 'dynamic',
+      transport: 'sse',
+    });
+    expect((await authorize(t, { connection: 'notes-sse', identifier: ID })).response.status).toBe(200);
+    const names = (await tools()).map((tool) => String(tool.name)).filter((n) => n.startsWith('notes-sse__'));
+    expect(names.sort()).toEqual([
+      'notes-sse__delete-note',
+      'notes-sse__notes_create',
+      'notes-sse__notes_list',
+      'notes-sse__slow_echo',
+    ]);
+    const made = await executeTool(t, {
+      tool_name: 'notes-sse__notes_create',
+      identifier: ID,
+      tool_input: { title: 'Over HTTP+SSE' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(await notesOf('sse')).toMatchObject([{ title: 'Over HTTP+SSE' }]);
+    const listed = await executeTool(t, { tool_name: 'notes-sse__notes_list', identifier: ID });
+    expect(JSON.stringify(listed.body.data)).toContain('Over HTTP+SSE');
   });
 
   it('sends no discovery request to a private address the operator has not allowed', async () => {

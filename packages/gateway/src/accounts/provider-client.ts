@@ -126,10 +126,7 @@ export class ProviderClient {
    * stream, resumed): the credential, the one refresh after a 401 and the governor as for
    * `exchange`. The body is a stream unless the server sent a short, whole one.
    */
-  async openStream(req: {
-    url: string;
-    headers: Record<string, string>;
-  }): Promise<{
+  async openStream(req: { url: string; headers: Record<string, string> }): Promise<{
     status: number;
     headers: Record<string, string | string[] | undefined>;
     body: Buffer | Readable;

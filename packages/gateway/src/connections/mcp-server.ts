@@ -56,7 +56,7 @@ export async function connectMcpServer(
   let facts: Awaited<ReturnType<typeof discoverMcpAuthorization>>;
   try {
     const found = await discoverMcpAuthorization(request.url, remoteMcpFetch);
-    if ('authorization' in found) return openServer(provider, found.url, request);
+    if ('authorization' in found) return openServer(provider, found, request);
     facts = found;
   } catch (error) {
     throw asProblem(error);
@@ -82,6 +82,7 @@ export async function connectMcpServer(
     registration,
     token_endpoint_auth_method: method,
     ...(facts.scopes_supported ? { scopes_supported: facts.scopes_supported } : {}),
+    ...(facts.transport ? { transport: facts.transport } : {}),
   });
   if (request.clientId) {
     const secret = request.clientSecret ?? '';
@@ -142,7 +143,7 @@ export async function connectMcpServer(
  */
 function openServer(
   provider: ProviderDefinition,
-  url: string,
+  { url, transport }: { url: string; transport?: 'sse' },
   request: McpConnectionRequest,
 ): { clientId: string; clientSecret: string; scopes: string[]; server: McpServerRecord } {
   const given = (['clientId', 'clientSecret', 'scopes'] as const).filter((f) => request[f] !== undefined);
@@ -170,6 +171,7 @@ function openServer(
       authorization_endpoint: '',
       token_endpoint: '',
       registration: 'none',
+      ...(transport ? { transport } : {}),
     },
   };
 }

@@ -88,6 +88,11 @@ export const ConnectionView = Type.Object({
           ],
           { description: 'none: the server asks for no authorization (no client, no token).' },
         ),
+        transport: Type.Optional(
+          Type.Literal('sse', {
+            description: 'The server speaks only the older HTTP+SSE transport (2024-11-05).',
+          }),
+        ),
       },
       {
         description:

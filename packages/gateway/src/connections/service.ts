@@ -117,6 +117,7 @@ export class ConnectionService {
               resource: row.mcp_server.resource,
               issuer: row.mcp_server.issuer,
               registration: row.mcp_server.registration,
+              ...(row.mcp_server.transport ? { transport: row.mcp_server.transport } : {}),
             },
           }
         : {}),

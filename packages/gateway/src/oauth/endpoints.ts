@@ -17,6 +17,8 @@ export interface ProviderEndpoints {
   userInfoUrl?: string;
   /** A remote MCP server's endpoint, where the provider is one. */
   mcpUrl?: string;
+  /** The older HTTP+SSE transport (2024-11-05) where the server has only that. */
+  mcpTransport?: 'sse';
   /**
    * The resource indicator (RFC 8707) every authorization and token request names: a remote MCP
    * server's, whose tokens are bound to it.
@@ -44,6 +46,7 @@ export interface ConnectionPlace {
     token_endpoint: string;
     revocation_endpoint?: string;
     token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+    transport?: 'sse';
   } | null;
 }
 
@@ -199,6 +202,7 @@ export function resolveEndpoints(
         tokenUrl: mcp.token_endpoint,
         apiBaseUrl: fill(provider.api.baseUrl),
         mcpUrl: mcp.url,
+        ...(mcp.transport ? { mcpTransport: mcp.transport } : {}),
         resource: mcp.resource,
         ...(mcp.revocation_endpoint ? { revocationUrl: mcp.revocation_endpoint } : {}),
         ...(mcp.token_endpoint_auth_method ? { clientAuth: mcp.token_endpoint_auth_method } : {}),

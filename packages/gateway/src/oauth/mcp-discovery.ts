@@ -19,12 +19,15 @@ export interface McpAuthorizationFacts {
   challenge_scopes?: string[];
   /** The authorization server offers refresh tokens for `offline_access` (its `scopes_supported`). */
   offline_access?: boolean;
+  /** The server speaks only the older HTTP+SSE transport. */
+  transport?: 'sse';
 }
 
 /** A server that answered initialize and tools/list without asking for any authorization. */
 export interface McpOpenServer {
   url: string;
   authorization: 'none';
+  transport?: 'sse';
 }
 
 /** Discovery failed: `detail` says at which step and what the server answered. */
@@ -83,6 +86,28 @@ export async function discoverMcpAuthorization(
     );
   }
   await first.body?.cancel();
+  let transport: 'sse' | undefined;
+  if (first.status === 404 || first.status === 405) {
+    // A server of the older HTTP+SSE transport (2024-11-05) takes no POST at its URL: its event
+    // stream is a GET there, whose 401 (or first event) is what the newer POST would have said.
+    try {
+      first = await remoteMcpFetch(url, { method: 'GET', headers: { accept: 'text/event-stream' } });
+    } catch (error) {
+      throw new McpDiscoveryError(
+        `The MCP server at ${url} is unreachable: ${(error as Error).message}.`,
+        true,
+      );
+    }
+    await first.body?.cancel();
+    if (!String(first.headers.get('content-type')).includes('text/event-stream') && first.ok) {
+      throw new McpDiscoveryError(
+        `The MCP server at ${url} answered POST with ${first.status === 404 ? 404 : 405} and GET without an event stream: it speaks neither MCP transport.`,
+        false,
+      );
+    }
+    transport = 'sse';
+    if (first.ok) return { url, authorization: 'none', transport };
+  }
   if (first.ok) {
     // Some servers take initialize without a token and ask for one at the first real request
     // (the specification lets authorization start at any request): ask for the tool list.
@@ -164,6 +189,7 @@ export async function discoverMcpAuthorization(
     ...(scopes ? { scopes_supported: scopes } : {}),
     ...(challengeScopes?.length ? { challenge_scopes: challengeScopes } : {}),
     ...(metadata.scopes_supported?.includes('offline_access') ? { offline_access: true } : {}),
+    ...(transport ? { transport } : {}),
   };
 }
 

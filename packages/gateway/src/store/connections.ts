@@ -19,6 +19,8 @@ export interface McpServerRecord {
   /** How Portico's client authenticates at the token endpoint (absent on older rows: client_secret_post). */
   token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
   scopes_supported?: string[];
+  /** `sse`: the server speaks only the older HTTP+SSE transport (its POST answered 404 or 405). */
+  transport?: 'sse';
 }
 
 /** A connection row as stored; `client_secret` is sealed. */

@@ -13,12 +13,15 @@ import { ADDABLE_TOOLS, MCP_TOOLS, type McpToolSpec, type Note, runTool } from '
  * metadata documents only (no registration endpoint): a client_id that is an https URL is fetched
  * at the authorize endpoint, and its document must name that URL and the redirect URI asked for.
  * `open` asks for no authorization at all (no 401, one shared notes list, `_notes/anonymous`).
+ * `sse` is `dcr` on the older HTTP+SSE transport (2024-11-05) only, at `/mcp/sse/sse`: a POST
+ * there answers 405; a GET opens the event stream whose first `endpoint` event names the URL to
+ * POST messages to, and every answer arrives on that stream.
  * A variant's tool list grows when a test adds a tool (POST `/mcp/{variant}/_tools/{name}`): each
  * open session is then told `notifications/tools/list_changed` in the event stream of its next
  * request, before that request's answer, as a Streamable HTTP server may.
  */
-export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd' | 'open';
-const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd', 'open'];
+export type McpVariant = 'dcr' | 'preregistered' | 'stepup' | 'cimd' | 'open' | 'sse';
+const VARIANTS: readonly McpVariant[] = ['dcr', 'preregistered', 'stepup', 'cimd', 'open', 'sse'];
 /** Whose notes a request of the `open` variant (no authorization) reads and writes. */
 const ANONYMOUS = 'anonymous';
 
@@ -69,7 +72,7 @@ const profile: OAuthProfile = {
   refreshTokens: 'rotate',
   validateAuthorizeRequest(params) {
     // RFC 8707: an MCP client names the server its token is for.
-    if (!params.resource || !/\/mcp\/(dcr|preregistered|stepup|cimd)\/mcp$/.test(params.resource))
+    if (!params.resource || !/\/mcp\/((dcr|preregistered|stepup|cimd)\/mcp|sse)$/.test(params.resource))
       return 'resource must name this MCP server (RFC 8707 resource indicator).';
     return null;
   },
@@ -103,7 +106,8 @@ function urls(ctx: ProviderContext, req: FastifyRequest, variant: McpVariant) {
   return {
     base,
     issuer: `${base}/${variant}`,
-    resource: `${base}/${variant}/mcp`,
+    // The older transport's server has two URLs (the stream, the messages): the resource is their parent.
+    resource: variant === 'sse' ? `${base}/sse` : `${base}/${variant}/mcp`,
     resourceMetadata: `${base}/${variant}/.well-known/oauth-protected-resource`,
   };
 }
@@ -232,6 +236,84 @@ export const mcpEmulator: EmulatorModule<McpState> = {
       for (const session of state.sessions.values())
         if (session.variant === variant) session.listChanged = true;
       return { tools: listedTools(state, variant).map((t) => t.name) };
+    });
+
+    // The HTTP+SSE transport (2024-11-05) of the `sse` variant: one event stream per session.
+    const streams = new Map<string, FastifyReply>();
+    const unauthorized = (req: FastifyRequest, reply: FastifyReply, reason: string) => {
+      const u = urls(ctx, req, 'sse');
+      const error = reason === 'missing' ? '' : ', error="invalid_token"';
+      return reply
+        .code(401)
+        .header('www-authenticate', `Bearer resource_metadata="${u.resourceMetadata}"${error}`)
+        .send(rpcError(null, -32001, 'Unauthorized'));
+    };
+    app.post('/sse/sse', async (_req, reply) =>
+      reply
+        .code(405)
+        .header('allow', 'GET')
+        .send({ error: 'This server speaks the HTTP+SSE transport: GET this URL.' }),
+    );
+    app.get('/sse/sse', async (req, reply) => {
+      const auth = ctx.authenticate(req);
+      if (!auth.ok) return unauthorized(req, reply, auth.reason);
+      const id = ctx.randomId(16);
+      streams.set(id, reply);
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      reply.raw.write(
+        `event: endpoint\ndata: ${ctx.publicBase(req).replace(/^https?:\/\/[^/]+/, '')}/sse/messages?session_id=${id}\n\n`,
+      );
+      reply.raw.on('close', () => streams.delete(id));
+    });
+    app.post('/sse/messages', async (req, reply) => {
+      const auth = ctx.authenticate(req);
+      if (!auth.ok) return unauthorized(req, reply, auth.reason);
+      const stream = streams.get(String((req.query as { session_id?: unknown }).session_id));
+      if (!stream) return reply.code(404).send({ error: 'No such session: open the event stream first.' });
+      const message = (req.body ?? {}) as {
+        id?: unknown;
+        method?: unknown;
+        params?: Record<string, unknown>;
+      };
+      const answer = async (): Promise<unknown> => {
+        switch (message.method) {
+          case 'initialize':
+            return {
+              protocolVersion: '2024-11-05',
+              capabilities: { tools: {} },
+              serverInfo: { name: 'portico-emulated-mcp-sse', version: '1.0.0' },
+            };
+          case 'ping':
+            return {};
+          case 'tools/list':
+            return { tools: MCP_TOOLS.map(({ scope: _scope, ...tool }) => tool) };
+          case 'tools/call': {
+            const name = String(message.params?.name);
+            const key = `sse:${auth.user.id}`;
+            const state = getState();
+            if (!state.notes.has(key)) state.notes.set(key, []);
+            const args = (message.params?.arguments ?? {}) as Record<string, unknown>;
+            return (
+              (await runTool(state.notes.get(key)!, name, args, () => `note_${ctx.randomId(6)}`)) ?? {
+                content: [{ type: 'text', text: `Unknown tool: ${name}` }],
+                isError: true,
+              }
+            );
+          }
+          default:
+            return undefined;
+        }
+      };
+      if (message.id !== undefined) {
+        const result = await answer();
+        const body =
+          result === undefined
+            ? rpcError(message.id, -32601, `Method not found: ${String(message.method)}`)
+            : { jsonrpc: '2.0', id: message.id, result };
+        stream.raw.write(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
+      }
+      return reply.code(202).send();
     });
 
     app.get('/:variant/mcp', async (_req, reply) =>

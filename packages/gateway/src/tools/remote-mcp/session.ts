@@ -38,6 +38,8 @@ const DEFAULT_RETRY_MS = 1000;
 const MAX_RETRY_MS = 10_000;
 const RESUMES = 5;
 const RESUME_WITHIN_MS = 60_000;
+/** The revision of the HTTP+SSE transport. */
+const SSE_PROTOCOL = '2024-11-05';
 
 /**
  * Portico's MCP client for remote servers (Streamable HTTP): JSON-RPC over the account's
@@ -105,6 +107,7 @@ export class McpSessions {
     params: Record<string, unknown>,
     heard: Heard = {},
   ): Promise<unknown> {
+    if (client.endpoints.mcpTransport === 'sse') return this.callOverSse(client, method, params, heard);
     let session = this.sessions.get(accountId);
     if (session === undefined) session = await this.open(client, accountId);
     const message = () => ({ jsonrpc: '2.0', id: this.id++, method, params });
@@ -209,6 +212,96 @@ export class McpSessions {
       'upstream_timeout',
       `${client.provider.displayName} closed the answer's event stream and its resumed streams carried no answer within ${RESUME_WITHIN_MS / 1000} s; try again.`,
     );
+  }
+
+  /**
+   * One request on the older HTTP+SSE transport (2024-11-05): a GET opens the event stream, whose
+   * first `endpoint` event names where to POST messages (on the stream's origin only: the token
+   * goes nowhere else); every answer arrives on the stream. Each call opens its own session
+   * (initialize, initialized, the request) and closes it, so no stream stays open between calls.
+   */
+  private async callOverSse(
+    client: ProviderClient,
+    method: string,
+    params: Record<string, unknown>,
+    heard: Heard,
+  ): Promise<unknown> {
+    const url = this.url(client);
+    const opened = await client.openStream({
+      url,
+      headers: { accept: 'text/event-stream', 'mcp-protocol-version': SSE_PROTOCOL },
+    });
+    if (opened.status !== 200 || Buffer.isBuffer(opened.body)) {
+      const text = Buffer.isBuffer(opened.body) ? opened.body.toString('utf8') : await drain(opened.body);
+      const challenge = String(opened.headers['www-authenticate'] ?? '');
+      if (opened.status === 403 && /error="?insufficient_scope/.test(challenge))
+        throw stepUp(client, challenge);
+      throw upstreamProblem(
+        client.provider,
+        opened.status >= 400 ? opened.status : 502,
+        parse(text),
+        opened.headers,
+      );
+    }
+    const events = new SseReader(opened.body, Date.now() + RESUME_WITHIN_MS);
+    try {
+      const endpoint = await events.next((e) => e.event === 'endpoint');
+      const target = endpoint ? new URL(endpoint.data.trim(), url) : undefined;
+      if (!target || target.origin !== new URL(url).origin) {
+        throw new Problem(
+          'upstream_error',
+          `${client.provider.displayName}'s event stream named ${target ? `${target.origin}, another origin,` : 'no endpoint'} to send messages to.`,
+        );
+      }
+      const ask = async (message: Record<string, unknown>) => {
+        const sent = await client.exchange({
+          url: target.href,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(message),
+        });
+        if (sent.status >= 400) this.read(client, sent);
+        if (message.id === undefined) return undefined;
+        const got = await events.next((e) => {
+          const m = parse(e.data) as Record<string, unknown> | undefined;
+          if (m?.method === TOOLS_CHANGED) heard.toolsChanged?.();
+          return m !== undefined && m.id === message.id && ('result' in m || 'error' in m);
+        });
+        if (!got) {
+          throw new Problem(
+            'upstream_timeout',
+            `${client.provider.displayName} sent no answer to ${method} on its event stream.`,
+          );
+        }
+        return parse(got.data) as RpcAnswer;
+      };
+      const init = await ask({
+        jsonrpc: '2.0',
+        id: this.id++,
+        method: 'initialize',
+        params: {
+          protocolVersion: SSE_PROTOCOL,
+          capabilities: {},
+          clientInfo: { name: 'portico', version: '1' },
+        },
+      });
+      if (init?.error)
+        throw new Problem(
+          'upstream_error',
+          `${client.provider.displayName} refused initialize: ${init.error.message}`,
+        );
+      await ask({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const answer = await ask({ jsonrpc: '2.0', id: this.id++, method, params });
+      if (answer?.error) {
+        throw new Problem(
+          answer.error.code === -32602 ? 'upstream_validation' : 'upstream_error',
+          `${client.provider.displayName} answered ${method} with error ${answer.error.code}: ${answer.error.message}`,
+          { upstream: { status: 200, body: answer } },
+        );
+      }
+      return answer?.result ?? {};
+    } finally {
+      events.close();
+    }
   }
 
   private url(client: ProviderClient): string {
@@ -350,6 +443,58 @@ async function readUntilAnswer(
     body.destroy();
   }
   return { lastId: out.lastId, retryMs: out.retryMs };
+}
+
+/** The events of a stream as they arrive, each asked for by a test of its fields, until a deadline. */
+class SseReader {
+  private readonly iterator: AsyncIterator<unknown>;
+  private pending = '';
+  private readonly ready: Array<{ event: string; data: string }> = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly body: Readable,
+    deadline: number,
+  ) {
+    this.iterator = body[Symbol.asyncIterator]();
+    this.timer = setTimeout(() => body.destroy(), Math.max(0, deadline - Date.now()));
+  }
+
+  /** The first event (from now on) that `wanted` accepts; undefined when the stream ends first. */
+  async next(
+    wanted: (e: { event: string; data: string }) => boolean,
+  ): Promise<{ event: string; data: string } | undefined> {
+    for (;;) {
+      while (this.ready.length) {
+        const event = this.ready.shift()!;
+        if (wanted(event)) return event;
+      }
+      let chunk: IteratorResult<unknown>;
+      try {
+        chunk = await this.iterator.next();
+      } catch {
+        return undefined;
+      }
+      if (chunk.done) return undefined;
+      this.pending += (chunk.value as Buffer).toString('utf8');
+      const blocks = this.pending.split(/\r?\n\r?\n/);
+      this.pending = blocks.pop() ?? '';
+      for (const block of blocks) {
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split(/\r?\n/)) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (data.length) this.ready.push({ event, data: data.join('\n') });
+      }
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.body.destroy();
+  }
 }
 
 async function drain(body: Readable): Promise<string> {
