@@ -1,7 +1,6 @@
 import type { OAuthFacts, ProviderDefinition } from '../providers/catalog.js';
 import { readOne } from '../providers/json-paths.js';
 import type { ProviderParameter } from '../providers/types.js';
-import { rebaseSandboxUrl } from '../sandbox/mcp.js';
 import { checkOutboundUrl, type OutboundPolicy, OutboundRefusedError } from '../upstream/outbound-guard.js';
 
 /** Where one provider lives for one connection (and account): the real provider, or its sandbox emulator. */
@@ -55,6 +54,31 @@ export interface SandboxLocation {
   publicBase: string;
   /** Emulator root as the gateway reaches it (loopback when mounted in-process). */
   internalBase: string;
+}
+
+/**
+ * A URL a sandbox connection stored (its emulated server's, discovered under the public base of
+ * the time) under the sandbox's base now, `internal` for the gateway's calls, else the public one:
+ * kept by its path under the sandbox root, so a gateway whose public URL or port changed since
+ * (a restart) still reaches its own emulator, and never another host.
+ */
+export function rebaseSandboxUrl(url: string, location: SandboxLocation, internal: boolean): string {
+  const target = internal ? location.internalBase : location.publicBase;
+  const exact = toSandboxInternal(url, location);
+  if (exact !== undefined) return `${target}${exact.slice(location.internalBase.length)}`;
+  const root = new URL(location.publicBase).pathname.replace(/\/$/, '');
+  const parsed = new URL(url);
+  const path = parsed.pathname.startsWith(`${root}/`) ? parsed.pathname.slice(root.length) : parsed.pathname;
+  return `${target}${path}${parsed.search}`;
+}
+
+/** A sandbox URL (public or internal base) as the gateway reaches it; undefined outside the sandbox. */
+export function toSandboxInternal(url: string, location: SandboxLocation): string | undefined {
+  for (const base of [location.internalBase, location.publicBase]) {
+    if (url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`))
+      return `${location.internalBase}${url.slice(base.length)}`;
+  }
+  return undefined;
 }
 
 /**

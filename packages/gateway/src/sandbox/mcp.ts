@@ -1,4 +1,4 @@
-import type { SandboxLocation } from '../oauth/endpoints.js';
+import { type SandboxLocation, toSandboxInternal } from '../oauth/endpoints.js';
 import { guardedFetch } from '../upstream/outbound-guard.js';
 import { REMOTE_MCP_FETCH_TIMEOUT_MS, type RemoteMcpFetch } from '../upstream/remote-mcp-fetch.js';
 
@@ -32,29 +32,4 @@ export function sandboxMcpServer(location: SandboxLocation): { url: string; fetc
       );
     },
   };
-}
-
-/**
- * A URL a sandbox connection stored (its emulated server's, discovered under the public base of
- * the time) under the sandbox's base now, `internal` for the gateway's calls, else the public one:
- * kept by its path under the sandbox root, so a gateway whose public URL or port changed since
- * (a restart) still reaches its own emulator, and never another host.
- */
-export function rebaseSandboxUrl(url: string, location: SandboxLocation, internal: boolean): string {
-  const target = internal ? location.internalBase : location.publicBase;
-  const exact = toSandboxInternal(url, location);
-  if (exact !== undefined) return `${target}${exact.slice(location.internalBase.length)}`;
-  const root = new URL(location.publicBase).pathname.replace(/\/$/, '');
-  const parsed = new URL(url);
-  const path = parsed.pathname.startsWith(`${root}/`) ? parsed.pathname.slice(root.length) : parsed.pathname;
-  return `${target}${path}${parsed.search}`;
-}
-
-/** A sandbox URL (public or internal base) as the gateway reaches it; undefined outside the sandbox. */
-export function toSandboxInternal(url: string, location: SandboxLocation): string | undefined {
-  for (const base of [location.internalBase, location.publicBase]) {
-    if (url === base || url.startsWith(`${base}/`) || url.startsWith(`${base}?`))
-      return `${location.internalBase}${url.slice(base.length)}`;
-  }
-  return undefined;
 }
