@@ -4,6 +4,7 @@ import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelco
 import { type RunningEmulators, startEmulators } from '@portico/emulators';
 import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Portico } from '../../sdk/src/index.js';
 import { BACKENDS } from './helpers/backends.js';
 import { accountOf, authorize, browserCookie, executeTool, openLink } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
@@ -139,6 +140,32 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
       tool_name: 'notes__notes_create',
       status: 'success',
       connection_name: 'notes',
+    });
+  });
+
+  it("runs the server's tools for user_42 through the TypeScript SDK and its OpenAI adapter's format", async () => {
+    const portico = new Portico({ envUrl: t.url, clientId: t.clientId, clientSecret: t.clientSecret });
+    const listed = await portico.tools.list({ connection: 'notes' });
+    expect(listed.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['notes__notes_create', 'notes__notes_list']),
+    );
+    const openai = await portico.tools.list({ connection: 'notes', format: 'openai' });
+    expect(openai).toContainEqual(
+      expect.objectContaining({
+        type: 'function',
+        function: expect.objectContaining({ name: 'notes__notes_list' }),
+      }),
+    );
+    const made = await portico.tools.execute<{ structured_content: { note: { id: string } } }>({
+      toolName: 'notes__notes_create',
+      identifier: ID,
+      toolInput: { title: 'From the SDK', body: 'typed' },
+    });
+    expect(made.executionId).toMatch(/^exec_/);
+    expect(await notesOf('dcr')).toContainEqual({
+      id: made.data.structured_content.note.id,
+      title: 'From the SDK',
+      body: 'typed',
     });
   });
 
