@@ -53,6 +53,10 @@ describe('prepared statements on the embedded store', () => {
     expect(await db.query('SELECT n FROM t WHERE id = $1', [null])).toEqual([]);
   });
 
+  it('plans each call with its own values (lists with optional filters plan badly without them)', async () => {
+    expect(await db.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+  });
+
   it('reports a failed statement as the database said, and the next call still works', async () => {
     await expect(db.query('SELEC 1')).rejects.toThrow(/syntax error/);
     await expect(db.query('SELECT 1 AS one')).resolves.toEqual([{ one: 1 }]);
