@@ -67,6 +67,13 @@ describe('prepared statements on the embedded store', () => {
     await expect(db.query('SELECT count(*)::int AS c FROM t')).resolves.toEqual([{ c: 8 }]);
   });
 
+  it('refuses a statement once the store is closed, saying so', async () => {
+    const other = await openDatabase({ dataDir: 'memory://' });
+    await other.query('SELECT 1');
+    await other.close();
+    await expect(other.query('SELECT 1')).rejects.toThrow('embedded database is closed');
+  });
+
   it('waits for a transaction in progress instead of running inside it', async () => {
     let inside!: () => void;
     const held = new Promise<void>((resolve) => {

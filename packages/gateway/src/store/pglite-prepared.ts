@@ -33,8 +33,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * Named prepared statements for the embedded store. PGlite's query() parses and plans every
  * statement anew in five exchanges with the WebAssembly backend; planning a join alone costs
  * about 0.4 ms of the gateway's own CPU there (on PostgreSQL it is the server's). A statement is
- * parsed once under a name, then each call is one exchange: bind, describe, execute, sync, and
- * PostgreSQL reuses its plan (a generic one once it is as good). It runs under PGlite's own locks,
+ * parsed once under a name, then each call is one exchange: bind, describe, execute, sync (the
+ * plan is still made per call, with its values: db.ts EMBEDDED_SETTINGS). It runs under PGlite's own locks,
  * as its query() does, so it waits for a transaction in progress; a failed statement is never
  * kept, and a statement past MAX_PREPARED takes PGlite's ordinary path.
  */
@@ -61,6 +61,8 @@ export function preparedStatements(db: PGlite, pglite: Pick<PgliteModule, 'proto
 
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+      // PGlite's own query() says so; its internals, once closed, would fail on an undefined module.
+      if (db.closed) throw new Error('embedded database is closed');
       if (!prepared.has(sql) && prepared.size >= MAX_PREPARED)
         return (await db.query<R>(sql, params as unknown[])).rows;
       const rows = await inner._runExclusiveTransaction(() =>
