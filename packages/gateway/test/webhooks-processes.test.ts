@@ -100,11 +100,19 @@ describe.each(stores)('webhook delivery across a kill -9 on $name', (store) => {
       type: 'connection.created',
       data: { name: 'survivor' },
     });
-    const log = (await (await gw.withUrl(second.url).api(`/api/v1/webhooks/${id}/deliveries`)).json()) as {
-      data: Array<{ status_code: number; delivery_status: string }>;
-    };
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(log.data[0]).toMatchObject({ status_code: 204, delivery_status: 'delivered' });
+    // The receiver has answered; the gateway records the outcome once the answer is back with it.
+    const deliveries = async () =>
+      (
+        (await (await gw.withUrl(second.url).api(`/api/v1/webhooks/${id}/deliveries`)).json()) as {
+          data: Array<{ status_code: number; delivery_status: string }>;
+        }
+      ).data;
+    let log = await deliveries();
+    for (let i = 0; i < 50 && log[0]?.delivery_status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      log = await deliveries();
+    }
+    expect(log[0]).toMatchObject({ status_code: 204, delivery_status: 'delivered' });
     await killHard(second);
   }, 90_000);
 });

@@ -460,23 +460,25 @@ export class TriggerPoller {
     this.quiet = [];
     if (!batch.length) return this.quietWrite;
     // Unwritten, the leases run out and the subscriptions are polled again from the old cursor.
+    let soonestSeconds = Number.POSITIVE_INFINITY;
     this.quietWrite = this.quietWrite
       .then(() => {
         // The interval runs from the poll, not from this write of it.
         const now = performance.now();
-        return recordQuietPolls(
-          this.deps.db,
-          this.owner,
-          batch.map((p) => ({
-            id: p.id,
-            cursor: p.cursor,
-            nextPollInSeconds: Math.max(0, p.intervalSeconds - (now - p.polledAt) / 1000),
-          })),
-        );
+        const polls = batch.map((p) => ({
+          id: p.id,
+          cursor: p.cursor,
+          nextPollInSeconds: Math.max(0, p.intervalSeconds - (now - p.polledAt) / 1000),
+        }));
+        soonestSeconds = Math.min(...polls.map((p) => p.nextPollInSeconds));
+        return recordQuietPolls(this.deps.db, this.owner, polls);
       })
-      // Woken by a notification during its poll: due again now.
       .then((written) => {
+        // Woken by a notification during its poll: due again now.
         if (written.some((w) => w.due)) this.wake();
+        // A claim made before this write landed saw these still leased, so it could not know when
+        // they come due: look then (a one-second trigger otherwise waited for the longest sleep).
+        else this.lookIn(soonestSeconds * 1000 + DUE_SLACK_MS);
       })
       .catch((err: unknown) => this.deps.logger.warn({ err }, 'trigger polls not recorded'));
     return this.quietWrite;
