@@ -91,6 +91,8 @@ import { toolRoutes } from './routes/tools.js';
 import { toolsetRoutes } from './routes/toolsets.js';
 import { triggerRoutes } from './routes/triggers.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { ExecuteBody } from './tool-calls/execute.js';
+import { fastToolCalls } from './tool-calls/fast-path.js';
 import { traceRequests } from './tracing.js';
 import { PORTICO_VERSION } from './version.js';
 
@@ -236,12 +238,22 @@ function originForm(url: string): string {
 }
 
 /**
- * Node's HTTP server as Fastify would make it, with the proxy's fast path in front of Fastify's
- * handler (see ./proxy/fast-path.ts; `fast` is set once the services are wired), and HTTP/2 and TLS on
+ * Node's HTTP server as Fastify would make it, with the proxy's and the tool calls' fast paths in
+ * front of Fastify's handler (./proxy/fast-path.ts, ./tool-calls/fast-path.ts; `fast` is set once
+ * the services are wired), and HTTP/2 and TLS on
  * the same port (./listener.ts): HTTP/2 carries gRPC.
  */
+/** What answers a request before Fastify does (false: Fastify's handler, `route`, takes it). */
+interface FastPaths {
+  serve?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: (req: IncomingMessage, res: ServerResponse) => void,
+  ) => boolean;
+}
+
 function serverWithFastPath(
-  fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean },
+  fast: FastPaths,
   options: AppOptions,
   http2: (req: Http2ServerRequest, res: Http2ServerResponse) => void,
 ) {
@@ -258,7 +270,7 @@ function serverWithFastPath(
     };
     const server = createServer(serverOptions, (req, res) => {
       if (req.url?.charCodeAt(0) !== SLASH) req.url = originForm(req.url ?? '');
-      if (!fast.serve?.(req, res)) handler(req, res);
+      if (!fast.serve?.(req, res, handler)) handler(req, res);
     });
     server.keepAliveTimeout = opts.keepAliveTimeout as number;
     server.requestTimeout = opts.requestTimeout as number;
@@ -466,7 +478,7 @@ function lazyGrpcHandler(deps: GrpcDeps): (req: Http2ServerRequest, res: Http2Se
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const lines = new RequestLines(options.logger);
-  const fast: { serve?: (req: IncomingMessage, res: ServerResponse) => boolean } = {};
+  const fast: FastPaths = {};
   const grpc = lazyGrpcHandler({
     tokens: services.tokens,
     clients: services.clients,
@@ -633,15 +645,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     closing = true;
     done();
   });
-  fast.serve = fastProxy({
-    tokens: services.tokens,
-    clients: services.clients,
-    proxyTokens: services.proxyTokens,
-    proxy: services.proxy,
+  const served = {
     logger: app.log,
     requestId: requestIdOf,
     logsRequests: () => lines.enabled(),
-    completed: (id, req, res, startedAt) => {
+    completed: (id: string, req: IncomingMessage, res: ServerResponse, startedAt: number) => {
       if (!loggedAsFailed(res))
         lines.write(
           id,
@@ -654,8 +662,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     closing: () => closing,
     metrics,
     body: proxyBodies,
+  };
+  const proxied = fastProxy({
+    ...served,
+    tokens: services.tokens,
+    clients: services.clients,
+    proxyTokens: services.proxyTokens,
+    proxy: services.proxy,
   });
-  // With tracing on, proxied requests take the route, whose hooks make their server spans.
+  const toolCalls = fastToolCalls({
+    ...served,
+    tokens: services.tokens,
+    clients: services.clients,
+    engine: services.engine,
+    validate: validators.validator(bodyAjv, ExecuteBody),
+  });
+  fast.serve = (req, res, route) => proxied(req, res) || toolCalls(req, res, route);
+  // With tracing on, proxied requests and tool calls take their routes, whose hooks make the spans.
   if (options.tracing) delete fast.serve;
   return app;
 }

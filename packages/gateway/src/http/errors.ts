@@ -37,6 +37,8 @@ export function answerErrorRaw(
   error: unknown,
   requestId: string,
   log: FastifyBaseLogger,
+  /** As the route it stands in for would answer (Fastify adds the charset to text types). */
+  contentType: string = PROBLEM_CONTENT_TYPE,
 ): void {
   const problem = error instanceof Problem ? error : internalProblem(requestId);
   logProblem(log, problem, error, { res, method: res.req?.method ?? '', url: res.req?.url ?? '' });
@@ -47,7 +49,7 @@ export function answerErrorRaw(
   const body = JSON.stringify(problem.toBody(requestId));
   res.writeHead(problem.status, {
     ...problemHeaders(problem),
-    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-type': contentType,
     'content-length': Buffer.byteLength(body),
     'x-request-id': requestId,
   });

@@ -1,13 +1,7 @@
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import {
-  grantOfPrincipal,
-  listFilter,
-  newAccountRefusal,
-  requireConnection,
-  requireRecord,
-} from '../../auth/access.js';
+import { grantOfPrincipal, listFilter, requireConnection, requireRecord } from '../../auth/access.js';
 import type { ClientStatusCache } from '../../auth/client-status.js';
 import type { ConnectionService } from '../../connections/service.js';
 import {
@@ -22,26 +16,7 @@ import { formattedJson, TOOL_FORMATS, type ToolFormat } from '../../tools/format
 import { DEFAULT_SEARCH_PAGE_SIZE, MAX_PAGE_SIZE } from '../../tools/search/listing.js';
 import type { SearchHit } from '../../tools/search/tool-search.js';
 import type { ToolsetService } from '../../toolsets/service.js';
-
-const ExecuteBody = Type.Object(
-  {
-    tool_name: Type.String({ minLength: 1, maxLength: 100 }),
-    identifier: Type.String({ minLength: 1, maxLength: 256 }),
-    connection_name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    tool_input: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    schema_version: Type.Optional(Type.String({ maxLength: 20 })),
-    tool_version: Type.Optional(Type.String({ maxLength: 20 })),
-    upstream_version: Type.Optional(Type.String({ maxLength: 40 })),
-    approval_id: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'Runs a call a policy held, once approved: the approved input, once.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+import { callerOf, ExecuteBody, heldBodyFirst } from '../tool-calls/execute.js';
 
 const ListQuery = Type.Object(
   {
@@ -209,14 +184,14 @@ export async function toolRoutes(
     },
   );
 
-  app.post('/tools/execute', { schema: { body: ExecuteBody } }, async (req) => {
-    const grant = grantOfPrincipal(req.principal, opts.grants);
-    return engine.execute(req.principal.environmentId, req.body as ExecuteRequest, {
-      id: req.principal.admin ? `admin:${req.principal.clientId}` : `client:${req.principal.clientId}`,
-      connectionNames: grant.connectionNames,
-      refuseNewAccount: newAccountRefusal(grant),
-    });
-  });
+  // Most calls are served before Fastify (../tool-calls/fast-path.ts); those it leaves come here.
+  app.post('/tools/execute', { schema: { body: ExecuteBody }, preParsing: heldBodyFirst }, async (req) =>
+    engine.execute(
+      req.principal.environmentId,
+      req.body as ExecuteRequest,
+      callerOf(req.principal, grantOfPrincipal(req.principal, opts.grants)),
+    ),
+  );
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>
     opts.executions.list(req.principal.environmentId, {
