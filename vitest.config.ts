@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './vitest.sequencer.js';
 import { builtModulesExternal, testsRunTheBuild } from './vitest.shared.js';
 
 export default defineConfig({
@@ -16,6 +17,8 @@ export default defineConfig({
     // Chromium). At least two files at a time keep both cores busy; each still has its own process.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     minWorkers: 1,
+    // The slowest files start first, so that both workers end together (vitest.sequencer.ts).
+    sequence: { sequencer: SlowestFirst },
     setupFiles: ['packages/gateway/test/helpers/no-leaked-listeners.ts'],
   },
 });
