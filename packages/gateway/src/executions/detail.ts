@@ -182,15 +182,17 @@ export interface OutputSummary {
 
 /**
  * What a record keeps of the tool's answer: its shape, never its content (a provider's data is the
- * end user's, and may be large). The byte size is that of its JSON, computed once here: the answer
- * is serialized again to go out, which costs the same, and only successful calls pay it.
+ * end user's, and may be large). The byte size is that of its JSON: given by the engine, which
+ * serializes the answer once for the reply (tools/engine.ts resultJson), or computed here.
  */
-export function summarizeOutput(data: unknown): OutputSummary {
-  let bytes = 0;
-  try {
-    bytes = Buffer.byteLength(JSON.stringify(data) ?? '');
-  } catch {
-    // A cycle or a BigInt: the reply would fail too, and say so.
+export function summarizeOutput(data: unknown, knownBytes?: number): OutputSummary {
+  let bytes = knownBytes ?? 0;
+  if (knownBytes === undefined) {
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(data) ?? '');
+    } catch {
+      // A cycle or a BigInt: the reply would fail too, and say so.
+    }
   }
   if (data === null || typeof data !== 'object') return { type: data === null ? 'null' : typeof data, bytes };
   if (Array.isArray(data)) return { type: 'array', bytes, item_counts: { '': data.length } };

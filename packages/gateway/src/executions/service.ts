@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { recordEvents } from '../events/outbox.js';
-import type { Database } from '../store/db.js';
+import { type Database, ROW_CHECKS_PLANNED_ONCE } from '../store/db.js';
 import {
   type ExecutionFilter,
   type ExecutionRow,
@@ -79,13 +79,15 @@ export class ExecutionService {
           row.raw_input = undefined;
         }
         if (row.raw_output !== undefined) {
-          row.output_summary = summarizeOutput(row.raw_output);
+          row.output_summary = summarizeOutput(row.raw_output, row.raw_output_bytes);
           row.raw_output = undefined;
+          row.raw_output_bytes = undefined;
         }
       },
       // A failed call's event commits with its record (and only then).
       write: (batch) =>
         this.db.transaction(async (tx) => {
+          if (this.db.kind === 'pglite') await tx.query(ROW_CHECKS_PLANNED_ONCE);
           await insertExecutions(tx, batch);
           await recordEvents(
             this.db,

@@ -30,6 +30,8 @@ export interface ExecutionRow {
    */
   raw_input?: unknown;
   raw_output?: unknown;
+  /** The byte length of raw_output's JSON, when the engine has serialized it already. */
+  raw_output_bytes?: number | undefined;
 }
 
 /** The list's columns: everything but the detail, which only the single record returns. */

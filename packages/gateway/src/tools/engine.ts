@@ -217,7 +217,7 @@ export class ToolEngine {
     const record = (
       status: 'success' | 'error',
       errorCode: string | null,
-      detail: { problem?: Problem; data?: unknown } = {},
+      detail: { problem?: Problem; data?: unknown; dataBytes?: number | undefined } = {},
     ) => {
       const finished = new Date();
       timings.total_ms = Math.round((performance.now() - startedAt) * 100) / 100;
@@ -239,7 +239,7 @@ export class ToolEngine {
         error_fields: detail.problem?.options.errors?.length ? detail.problem.options.errors : null,
         // Masked and summarized by the recorder, off the response path.
         raw_input: request.tool_input ?? {},
-        ...(status === 'success' ? { raw_output: detail.data } : {}),
+        ...(status === 'success' ? { raw_output: detail.data, raw_output_bytes: detail.dataBytes } : {}),
         upstream_status: client?.lastStatus ?? detail.problem?.options.upstream?.status ?? null,
         attempts: client?.attempts ?? 0,
         token_refreshed:
@@ -358,8 +358,11 @@ export class ToolEngine {
       } finally {
         lap('upstream_ms');
       }
-      record('success', null, { data });
-      return { data, execution_id: executionId };
+      const result = { data, execution_id: executionId };
+      const json = serialized(data);
+      record('success', null, { data, dataBytes: json === undefined ? undefined : Buffer.byteLength(json) });
+      if (json !== undefined) resultJsons.set(result, json);
+      return result;
     } catch (error) {
       const problem = error instanceof Problem ? error : undefined;
       if (!problem)
@@ -459,6 +462,26 @@ export class ToolEngine {
     }
     return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider, refuseNew);
   }
+}
+
+/** The JSON of each result's data, made once for both its record's summary and the reply. */
+const resultJsons = new WeakMap<ExecuteResult, string>();
+
+function serialized(data: unknown): string | undefined {
+  try {
+    return JSON.stringify(data);
+  } catch {
+    // A cycle or a BigInt: whoever replies fails on it too, and says so.
+    return undefined;
+  }
+}
+
+/** A result as the JSON of the HTTP reply, its data serialized only once (see resultJsons). */
+export function resultJson(result: ExecuteResult): string {
+  const data = resultJsons.get(result);
+  return data === undefined
+    ? JSON.stringify(result)
+    : `{"data":${data},"execution_id":${JSON.stringify(result.execution_id)}}`;
 }
 
 const MISSING_REQUIRED =

@@ -11,7 +11,7 @@ import {
   type StatsWindow,
 } from '../../executions/service.js';
 import { getProvider, PROVIDER_KEYS, type ProviderKey } from '../../providers/catalog.js';
-import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
+import { type ExecuteRequest, resultJson, type ToolEngine } from '../../tools/engine.js';
 import { formattedJson, TOOL_FORMATS, type ToolFormat } from '../../tools/formats.js';
 import { DEFAULT_SEARCH_PAGE_SIZE, MAX_PAGE_SIZE } from '../../tools/search/listing.js';
 import type { SearchHit } from '../../tools/search/tool-search.js';
@@ -185,12 +185,17 @@ export async function toolRoutes(
   );
 
   // Most calls are served before Fastify (../tool-calls/fast-path.ts); those it leaves come here.
-  app.post('/tools/execute', { schema: { body: ExecuteBody }, preParsing: heldBodyFirst }, async (req) =>
-    engine.execute(
-      req.principal.environmentId,
-      req.body as ExecuteRequest,
-      callerOf(req.principal, grantOfPrincipal(req.principal, opts.grants)),
-    ),
+  app.post(
+    '/tools/execute',
+    { schema: { body: ExecuteBody }, preParsing: heldBodyFirst },
+    async (req, reply) => {
+      const result = await engine.execute(
+        req.principal.environmentId,
+        req.body as ExecuteRequest,
+        callerOf(req.principal, grantOfPrincipal(req.principal, opts.grants)),
+      );
+      return reply.type('application/json; charset=utf-8').send(resultJson(result));
+    },
   );
 
   app.get('/executions', { schema: { querystring: ExecutionsQuery } }, async (req) =>

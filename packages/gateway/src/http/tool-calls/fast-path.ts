@@ -6,7 +6,7 @@ import type { ClientStatusCache } from '../../auth/client-status.js';
 import { scopeForRoute } from '../../auth/scopes.js';
 import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.js';
 import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
-import type { ExecuteRequest, ToolEngine } from '../../tools/engine.js';
+import { type ExecuteRequest, resultJson, type ToolEngine } from '../../tools/engine.js';
 import { unsafeInput } from '../../validation/text-safety.js';
 import { knownPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
@@ -89,7 +89,7 @@ export function fastToolCalls(
         if (deps.logsRequests()) res.once('finish', () => deps.completed(id, req, res, startedAt));
         engine.execute(principal.environmentId, call, callerOf(principal, grant)).then(
           (result) => {
-            const json = JSON.stringify(result);
+            const json = resultJson(result);
             res.writeHead(200, {
               'content-type': 'application/json; charset=utf-8',
               'content-length': Buffer.byteLength(json),
