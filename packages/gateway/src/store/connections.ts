@@ -91,13 +91,20 @@ export async function findConnectionById(db: Queryable, id: string): Promise<Con
   return rows[0];
 }
 
+/**
+ * A page's columns, the scopes as JSON: the drivers' text[] parser took a sixth of a page of 20
+ * connections' CPU, where JSON.parse is native.
+ */
+const LISTED_COLUMNS = `id, environment_id, name, provider, client_id, client_secret, to_json(scopes) AS scopes,
+  sandbox, tenant, parameters, display_name, mcp_server, created_at, updated_at`;
+
 export async function listConnections(
   db: Queryable,
   environmentId: string,
   opts: { provider?: string; after?: string; limit: number; names?: readonly string[] },
 ): Promise<ConnectionRow[]> {
   return db.query<ConnectionRow>(
-    `SELECT * FROM connections
+    `SELECT ${LISTED_COLUMNS} FROM connections
      WHERE environment_id = $1 AND ($2::text IS NULL OR provider = $2) AND ($3::text IS NULL OR name > $3)
        AND ($5::text[] IS NULL OR name = ANY($5::text[]))
      ORDER BY name LIMIT $4`,
