@@ -98,24 +98,7 @@ export class ProviderClient {
     headers: Record<string, string>;
     body: string;
   }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-    const exchange = await sendAsEndUser(this.deps, this.credential, () => {
-      this.calls++;
-      const url = new URL(req.url);
-      const named: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) named[name.toLowerCase()] = value;
-      delete named.authorization;
-      return {
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: 'POST' as const,
-        headers: Object.entries(named).flat(),
-        body: req.body,
-      };
-    });
-    if (exchange.credential !== this.credential) this.tokenRefreshed = true;
-    this.credential = exchange.credential;
-    const { response } = exchange;
-    this.lastStatus = response.statusCode;
+    const response = await this.sendTo('POST', req.url, req.headers, req.body);
     this.retries += (response.attempts ?? 1) - 1;
     const text = (await readBody(response.body)).toString('utf8');
     return { status: response.statusCode, headers: response.headers, text };
@@ -131,27 +114,38 @@ export class ProviderClient {
     headers: Record<string, string | string[] | undefined>;
     body: Buffer | Readable;
   }> {
+    const response = await this.sendTo('GET', req.url, req.headers);
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  }
+
+  /**
+   * A request to a full URL (a remote MCP server's endpoint) as the end user: the caller's headers
+   * without any Authorization of theirs, the credential and its one refresh after a 401 as always.
+   */
+  private async sendTo(
+    method: 'GET' | 'POST',
+    target: string,
+    headers: Record<string, string>,
+    body?: string,
+  ) {
     const exchange = await sendAsEndUser(this.deps, this.credential, () => {
       this.calls++;
-      const url = new URL(req.url);
+      const url = new URL(target);
       const named: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) named[name.toLowerCase()] = value;
+      for (const [name, value] of Object.entries(headers)) named[name.toLowerCase()] = value;
       delete named.authorization;
       return {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
-        method: 'GET' as const,
+        method,
         headers: Object.entries(named).flat(),
+        ...(body === undefined ? {} : { body }),
       };
     });
     if (exchange.credential !== this.credential) this.tokenRefreshed = true;
     this.credential = exchange.credential;
     this.lastStatus = exchange.response.statusCode;
-    return {
-      status: exchange.response.statusCode,
-      headers: exchange.response.headers,
-      body: exchange.response.body,
-    };
+    return exchange.response;
   }
 
   /** The endpoints the current credential resolves to (a remote MCP server's URL among them). */
