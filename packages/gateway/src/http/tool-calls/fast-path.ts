@@ -48,7 +48,7 @@ const callable = (grant: Grant) =>
  * Anything else returns false untouched and takes the route; a body read here that the route
  * would refuse (not JSON, not the schema, unsafe text) is handed to the route whole, which parses,
  * validates and answers it as any other (./execute.ts heldBodyFirst). Agents make tool calls:
- * Fastify's pipeline around the engine measured at a fifth of a small call's CPU.
+ * Fastify's pipeline around the engine measured about a tenth of a small call's CPU (bench:tools).
  */
 export function fastToolCalls(
   deps: FastToolCallDeps,
