@@ -15,7 +15,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, browserCookie, executeTool, openLink } from './helpers/flow.js';
+import { accountOf, authorize, executeTool } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 type Request = IncomingMessage & { body?: unknown; auth?: AuthInfo };
@@ -187,27 +187,26 @@ describe.each(BACKENDS)('a remote MCP server built from the official SDK on $nam
     const client = await sdk.provider.clientsStore.getClient(connection.client_id as string);
     expect(client?.redirect_uris).toEqual([connection.redirect_uri]);
 
-    const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
-      method: 'POST',
-      json: { connection_name: 'items', identifier: ID },
+    const {
+      accountId,
+      authorizeUrl: sentTo,
+      callbackUrl: callback,
+      response: done,
+    } = await authorize(t, {
+      connection: 'items',
+      identifier: ID,
+      // The SDK's demo provider approves at once and redirects back to Portico's callback.
+      consent: async (url) => {
+        const approved = await fetch(url, { redirect: 'manual' });
+        expect(approved.status).toBe(302);
+        return approved.headers.get('location')!;
+      },
     });
-    expect(linkRes.status).toBe(201);
-    const { link, connected_account_id: accountId } = (await linkRes.json()) as {
-      link: string;
-      connected_account_id: string;
-    };
-    const start = await openLink(link);
-    expect(start.status).toBe(303);
-    const authorizeUrl = new URL(start.headers.get('location')!);
+    const authorizeUrl = new URL(sentTo);
     expect(authorizeUrl.origin + authorizeUrl.pathname).toBe(`${sdk.base}/authorize`);
     expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorizeUrl.searchParams.get('resource')).toBe(sdk.url);
-    // The SDK's demo provider approves at once and redirects back to Portico's callback.
-    const approved = await fetch(authorizeUrl, { redirect: 'manual' });
-    expect(approved.status).toBe(302);
-    const callback = approved.headers.get('location')!;
     expect(callback.startsWith(connection.redirect_uri as string)).toBe(true);
-    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
     expect(done.status, await done.clone().text()).toBe(200);
     expect((await accountOf(t, accountId)).status).toBe('ACTIVE');
 

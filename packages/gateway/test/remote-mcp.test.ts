@@ -6,7 +6,7 @@ import { ScalekitClient } from '@scalekit-sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Portico } from '../../sdk/src/index.js';
 import { BACKENDS } from './helpers/backends.js';
-import { accountOf, authorize, browserCookie, executeTool, openLink } from './helpers/flow.js';
+import { accountOf, authorize, executeTool } from './helpers/flow.js';
 import { startTestGateway, type TestGateway } from './helpers/gateway.js';
 
 /**
@@ -354,21 +354,13 @@ describe.each(BACKENDS)('remote MCP servers as connections on $name', (backend) 
       scopes: [],
       mcp_server: { url: `${emu.urls.mcp}/open/mcp`, issuer: '', registration: 'none' },
     });
-    const linkRes = await t.api('/api/v1/connected-accounts/authorization-link', {
-      method: 'POST',
-      json: { connection_name: 'notes-open', identifier: ID },
-    });
-    expect(linkRes.status).toBe(201);
-    const { link, connected_account_id: accountId } = (await linkRes.json()) as {
-      link: string;
-      connected_account_id: string;
-    };
     // No consent screen: the trip goes straight back to Portico's callback, in the same browser.
-    const start = await openLink(link);
-    expect(start.status).toBe(303);
-    const callback = start.headers.get('location')!;
-    expect(callback.startsWith(`${t.url}/sso/v1/oauth/`)).toBe(true);
-    const done = await fetch(callback, { redirect: 'manual', headers: { cookie: browserCookie(start) } });
+    const {
+      accountId,
+      callbackUrl,
+      response: done,
+    } = await authorize(t, { connection: 'notes-open', identifier: ID, consent: async (url) => url });
+    expect(callbackUrl.startsWith(`${t.url}/sso/v1/oauth/`)).toBe(true);
     expect(done.status).toBe(200);
     expect(await accountOf(t, accountId)).toMatchObject({ status: 'ACTIVE', connection_name: 'notes-open' });
 

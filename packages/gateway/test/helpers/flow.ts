@@ -9,12 +9,17 @@ export interface AuthorizeOptions {
   state?: string;
   userId?: string;
   decision?: 'allow' | 'deny';
+  /**
+   * How the provider answers its authorize URL, resolving to the callback URL it sends the browser
+   * to; by default the emulator's consent page, answered with `decision`.
+   */
+  consent?: (authorizeUrl: string) => Promise<string>;
 }
 
 export interface AuthorizeResult {
   accountId: string;
   link: string;
-  /** The provider's authorize URL the link redirected to. */
+  /** The provider's authorize URL the link redirected to (a server that asks nothing: the callback). */
   authorizeUrl: string;
   /** The gateway callback URL the provider redirected back to. */
   callbackUrl: string;
@@ -41,10 +46,12 @@ export async function authorize(t: TestGateway, opts: AuthorizeOptions): Promise
   const start = await openLink(link);
   expect(start.status).toBe(303);
   const authorizeUrl = start.headers.get('location')!;
-  const callbackUrl = await submitConsent(authorizeUrl, {
-    decision: opts.decision ?? 'allow',
-    ...(opts.userId ? { userId: opts.userId } : {}),
-  });
+  const callbackUrl = opts.consent
+    ? await opts.consent(authorizeUrl)
+    : await submitConsent(authorizeUrl, {
+        decision: opts.decision ?? 'allow',
+        ...(opts.userId ? { userId: opts.userId } : {}),
+      });
   const response = await fetch(callbackUrl, {
     redirect: 'manual',
     headers: { cookie: browserCookie(start) },
