@@ -3,10 +3,7 @@ import type { AccountView } from './schemas.js';
 
 /** What the view reads of an account: a listing's row, or the whole row. */
 type ShownAccount = Omit<AccountListing, keyof ConnectionFacts>;
-type ConnectionFacts = Pick<
-  AccountListing,
-  'connection_name' | 'provider' | 'sandbox' | 'tenant' | 'connection_parameters' | 'mcp_server'
->;
+type ConnectionFacts = Pick<AccountListing, 'connection_name' | 'provider'>;
 
 /** A connected account as the API (and every event about it) shows it: never a token. */
 export function accountView(row: ShownAccount, connection: { name: string; provider: string }): AccountView {

@@ -101,10 +101,20 @@ export interface AccountFilter {
   limit: number;
 }
 
-/** What a listing shows of an account: everything but its sealed tokens and its refresh lease. */
+/** What a listing shows of an account: never its sealed tokens or refresh lease, only what views read. */
 export type AccountListing = Omit<
   AccountWithConnection,
-  'access_token' | 'refresh_token' | 'refresh_lease_owner' | 'refresh_lease_until'
+  | 'access_token'
+  | 'refresh_token'
+  | 'refresh_lease_owner'
+  | 'refresh_lease_until'
+  | 'environment_id'
+  | 'token_version'
+  | 'last_refreshed_at'
+  | 'tenant'
+  | 'connection_parameters'
+  | 'mcp_server'
+  | 'sandbox'
 >;
 
 /** The accounts of a page, with their tokens (the token lifecycle's own reads). */
@@ -123,8 +133,9 @@ export async function listAccounts(
 /**
  * The accounts of a page as listings show them: without the sealed tokens, which were most of
  * each row's bytes and which the embedded store's driver decoded for nothing (a page of 20 cost a
- * third less without them). Scopes come as JSON, which the drivers parse natively, not as text[]
- * (store/connections.ts LISTED_COLUMNS).
+ * third less without them), nor the columns no listing shows: the embedded store's driver copies
+ * and decodes each field in JavaScript. Scopes come as JSON, which the drivers parse natively, not
+ * as text[] (store/connections.ts LISTED_COLUMNS).
  */
 export async function listAccountListings(
   db: Queryable,
@@ -132,9 +143,9 @@ export async function listAccountListings(
   filter: AccountFilter,
 ): Promise<AccountListing[]> {
   return db.query<AccountListing>(
-    `SELECT a.id, a.environment_id, a.connection_id, a.identifier, a.status, a.status_reason,
-       a.token_expires_at, a.token_version, to_json(a.scopes) AS scopes, a.provider_metadata, a.last_used_at,
-       a.last_refreshed_at, a.created_at, a.updated_at, ${CONNECTION_FACTS}
+    `SELECT a.id, a.connection_id, a.identifier, a.status, a.status_reason, a.token_expires_at,
+       to_json(a.scopes) AS scopes, a.provider_metadata, a.last_used_at, a.created_at, a.updated_at,
+       c.name AS connection_name, c.provider
      FROM connected_accounts a JOIN connections c ON c.id = a.connection_id
      ${LIST_WHERE}`,
     listParams(environmentId, filter),
