@@ -15,12 +15,10 @@ import { type ProxyBodyLimits, proxyBody } from './body.js';
 import { originBase } from './caller-base.js';
 import { relay } from './relay.js';
 
-export interface FastProxyDeps {
+/** What a request served before Fastify needs, on the proxy's path and the tool calls' alike. */
+export interface ServedEarlyDeps {
   tokens: AccessTokenIssuer;
   clients: ClientStatusCache;
-  /** Proxy tokens, which name the connection and end user themselves. */
-  proxyTokens?: ProxyTokenService;
-  proxy: ProxyService;
   logger: FastifyBaseLogger;
   requestId(req: IncomingMessage): string;
   /** Called when a served request has been answered (the request line). */
@@ -30,6 +28,12 @@ export interface FastProxyDeps {
   closing(): boolean;
   metrics: GatewayMetrics;
   body: ProxyBodyLimits;
+}
+
+export interface FastProxyDeps extends ServedEarlyDeps {
+  /** Proxy tokens, which name the connection and end user themselves. */
+  proxyTokens?: ProxyTokenService;
+  proxy: ProxyService;
 }
 
 const METHODS = new Set(PROXY_METHODS);

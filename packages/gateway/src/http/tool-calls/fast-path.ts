@@ -1,32 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
 import { type Grant, grantOfPrincipal, hasScope } from '../../auth/access.js';
-import type { AccessTokenIssuer } from '../../auth/access-tokens.js';
-import type { ClientStatusCache } from '../../auth/client-status.js';
 import { scopeForRoute } from '../../auth/scopes.js';
 import { PROBLEM_CONTENT_TYPE } from '../../errors/problem.js';
-import { FAMILY, type GatewayMetrics } from '../../metrics/metrics.js';
+import { FAMILY } from '../../metrics/metrics.js';
 import { type ExecuteRequest, resultJson, type ToolEngine } from '../../tools/engine.js';
 import { unsafeInput } from '../../validation/text-safety.js';
 import { knownPrincipal } from '../authenticate.js';
 import { answerErrorRaw } from '../errors.js';
 import { type ProxyBodyLimits, proxyBody } from '../proxy/body.js';
+import type { ServedEarlyDeps } from '../proxy/fast-path.js';
 import { closeIfAnsweredEarly } from '../request-body.js';
 import { callerOf, EXECUTE_PATH, holdBody } from './execute.js';
 
-export interface FastToolCallDeps {
-  tokens: AccessTokenIssuer;
-  clients: ClientStatusCache;
+export interface FastToolCallDeps extends ServedEarlyDeps {
   engine: ToolEngine;
   /** The route's body schema, compiled by the route's own Ajv (at first use). */
   validate: (value: unknown) => boolean;
-  logger: FastifyBaseLogger;
-  requestId(req: IncomingMessage): string;
-  completed(requestId: string, req: IncomingMessage, res: ServerResponse, startedAt: number): void;
-  logsRequests(): boolean;
-  closing(): boolean;
-  metrics: GatewayMetrics;
-  body: ProxyBodyLimits;
 }
 
 /** Bodies this long or shorter are read here; a longer one (a big tool input) takes the route. */
