@@ -285,12 +285,17 @@ export async function cpuSecondsOf(pid) {
 
 /** Runs `bench(label, env)` on a fresh embedded store, then on a throw-away PostgreSQL schema. */
 export async function onBothStores(bench) {
-  const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
-  try {
-    await bench('embedded', { PORTICO_DATA_DIR: dir });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  // BENCH_STORES=embedded (or postgres) runs one, to profile or compare a change quickly.
+  const only = process.env.BENCH_STORES?.split(',');
+  if (!only || only.includes('embedded')) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'portico-bench-'));
+    try {
+      await bench('embedded', { PORTICO_DATA_DIR: dir });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
+  if (only && !only.includes('postgres')) return;
   const pgSchema = await postgresSchema();
   if (pgSchema.skipped) console.log(`postgres   skipped: ${pgSchema.skipped}`);
   else {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionService } from '../src/executions/service.js';
 import type { Database } from '../src/store/db.js';
 import { createEnvironment } from '../src/store/environments.js';
-import { type ExecutionRow, insertExecutions } from '../src/store/executions.js';
+import { type ExecutionRow, findExecution, insertExecutions } from '../src/store/executions.js';
 import { migrate } from '../src/store/migrate.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
 import { BACKENDS } from './helpers/backends.js';
@@ -123,6 +123,21 @@ describe.each(BACKENDS)('execution retention and rollup on $name', (backend) => 
     } finally {
       await service.close();
     }
+  });
+
+  it("keeps a record's times to the millisecond, and counts it in the hour it started, in UTC", async () => {
+    // Sent as epoch milliseconds: a Date is stored exactly, however far from the epoch.
+    const startedAt = new Date('2026-03-29T00:59:59.999Z');
+    const row = execution(environmentId, startedAt, { finished_at: new Date('2026-03-29T01:00:00.001Z') });
+    await insertExecutions(db, [row]);
+    const stored = await findExecution(db, row.id);
+    expect(stored?.started_at.toISOString()).toBe('2026-03-29T00:59:59.999Z');
+    expect(stored?.finished_at.toISOString()).toBe('2026-03-29T01:00:00.001Z');
+    const hours = await db.query<{ hour: Date }>(
+      'SELECT hour FROM execution_rollups WHERE environment_id = $1 AND hour >= $2 AND hour < $3',
+      [environmentId, new Date('2026-03-28T00:00:00Z'), new Date('2026-03-30T00:00:00Z')],
+    );
+    expect(hours.map((h) => new Date(h.hour).toISOString())).toEqual(['2026-03-29T00:00:00.000Z']);
   });
 
   it('reads the hours that have ended once, and the hour under way on every request', async () => {

@@ -133,12 +133,11 @@ export class ProviderClient {
       const url = new URL(target);
       const named: Record<string, string> = {};
       for (const [name, value] of Object.entries(headers)) named[name.toLowerCase()] = value;
-      delete named.authorization;
       return {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method,
-        headers: Object.entries(named).flat(),
+        headers: headerList(named),
         ...(body === undefined ? {} : { body }),
       };
     });
@@ -167,8 +166,6 @@ export class ProviderClient {
       for (const [name, value] of Object.entries(source)) named[name.toLowerCase()] = value;
     }
     named.accept = 'application/json';
-    // The end user's token is the only Authorization a provider gets.
-    delete named.authorization;
     let body: string | null = null;
     if (req.json !== undefined) {
       named['content-type'] = 'application/json';
@@ -178,8 +175,19 @@ export class ProviderClient {
       origin: url.origin,
       path: `${url.pathname}${url.search}`,
       method: req.method,
-      headers: Object.entries(named).flat(),
+      headers: headerList(named),
       body,
     };
   }
+}
+
+/**
+ * Undici's flat list of header names and values, without any Authorization: the end user's token
+ * is the only one a provider gets. (A loop: \`Object.entries().flat()\` and \`delete\` cost a tool
+ * call about 1 % of its CPU.)
+ */
+function headerList(named: Record<string, string>): string[] {
+  const list: string[] = [];
+  for (const name in named) if (name !== 'authorization') list.push(name, named[name] as string);
+  return list;
 }

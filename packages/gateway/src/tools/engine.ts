@@ -267,7 +267,10 @@ export class ToolEngine {
           errors: [unsafe],
         });
       }
-      const input = structuredClone(request.tool_input ?? {});
+      // The tool may change its input; the record keeps what the caller sent. An empty input (most
+      // list calls) needs no copy, and structuredClone costs a few microseconds even then.
+      const given = request.tool_input ?? {};
+      const input: Record<string, unknown> = isEmpty(given) ? {} : structuredClone(given);
       const taken = takeVersions(tool, input, request);
       if (taken.errors.length) {
         throw new Problem('invalid_input', summarize(taken.errors, `The input of ${tool.name}`), {
@@ -462,6 +465,11 @@ export class ToolEngine {
     }
     return this.deps.accountTokens.forIdentity(environmentId, request.identifier, tool.provider, refuseNew);
   }
+}
+
+function isEmpty(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
 }
 
 /** The JSON of each result's data, made once for both its record's summary and the reply. */
