@@ -125,11 +125,64 @@ describe.each(BACKENDS)('execution retention and rollup on $name', (backend) => 
     }
   });
 
+  it('writes a batch as the recorder does (COPY on the embedded store): text kept exactly, a deleted account not pointed to', async () => {
+    const odd = 'tab\there, line\nbreak, back\\slash \\N, quote " and ünïcødé';
+    const rows = [
+      execution(environmentId, new Date(), {
+        status: 'error',
+        error_code: 'upstream_error',
+        error_detail: odd,
+        error_fields: [{ path: '/tool_input/q', message: odd }],
+        input: { q: odd, nested: { list: [1, null, true] } },
+        timings: { total_ms: 1.25 },
+        account_id: 'acc_deletedsincethecall00',
+      }),
+      execution(environmentId, new Date(), { tool_version: null, identifier: null, input: {} }),
+    ];
+    await db.transaction((tx) => insertExecutions(tx, rows));
+    const [first, second] = [await findExecution(db, rows[0]!.id), await findExecution(db, rows[1]!.id)];
+    expect(first).toMatchObject({
+      status: 'error',
+      error_detail: odd,
+      error_fields: [{ path: '/tool_input/q', message: odd }],
+      input: { q: odd, nested: { list: [1, null, true] } },
+      timings: { total_ms: 1.25 },
+      account_id: null,
+    });
+    expect(second).toMatchObject({ tool_version: null, identifier: null, input: {}, error_detail: null });
+  });
+
+  it('counts a batch into the same rollup in a transaction (COPY on the embedded store) as in one statement', async () => {
+    const other = (await createEnvironment(db, `retention-same-${Date.now()}`)).id;
+    const start = Date.parse('2026-05-01T10:00:00Z');
+    const rows = (environment: string) =>
+      Array.from({ length: 60 }, (_, i) =>
+        execution(environment, new Date(start + i * 97_000), {
+          duration_ms: [0, 1, 2, 3, 7, 15, 100, 1000, 65_000][i % 9]!,
+          status: i % 4 ? 'success' : 'error',
+          error_code: i % 4 ? null : 'rate_limited',
+          tool_name: i % 3 ? 'notes_user_list' : 'notes_search',
+        }),
+      );
+    await insertExecutions(db, rows(environmentId));
+    await db.transaction((tx) => insertExecutions(tx, rows(other)));
+    const rollup = (environment: string) =>
+      db.query(
+        `SELECT hour, tool_name, status, error_code, duration_bucket, count FROM execution_rollups
+         WHERE environment_id = $1 AND hour >= $2 AND hour < $3
+         ORDER BY hour, tool_name, status, error_code, duration_bucket`,
+        [environment, new Date(start), new Date(start + 86_400_000)],
+      );
+    const expected = await rollup(environmentId);
+    expect(expected.length).toBeGreaterThan(10);
+    expect(await rollup(other)).toEqual(expected);
+  });
+
   it("keeps a record's times to the millisecond, and counts it in the hour it started, in UTC", async () => {
     // Sent as epoch milliseconds: a Date is stored exactly, however far from the epoch.
     const startedAt = new Date('2026-03-29T00:59:59.999Z');
     const row = execution(environmentId, startedAt, { finished_at: new Date('2026-03-29T01:00:00.001Z') });
-    await insertExecutions(db, [row]);
+    await db.transaction((tx) => insertExecutions(tx, [row]));
     const stored = await findExecution(db, row.id);
     expect(stored?.started_at.toISOString()).toBe('2026-03-29T00:59:59.999Z');
     expect(stored?.finished_at.toISOString()).toBe('2026-03-29T01:00:00.001Z');

@@ -25,6 +25,12 @@ export { quoteIdent };
 /** Anything that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
+  /**
+   * COPY … FROM STDIN of `text` (PostgreSQL's text format, a line a row) into the columns, where
+   * the store offers it: the embedded store's transactions, which parse it for about two thirds of
+   * the CPU of the same rows as JSON.
+   */
+  copyIn?(table: string, columns: readonly string[], text: string): Promise<void>;
 }
 
 export interface Database extends Queryable {
@@ -173,6 +179,14 @@ async function openPglite(dataDir: string, schema?: string): Promise<Database> {
           async query<R>(sql: string, params?: unknown[]) {
             statements++;
             return (await tx.query<R>(sql, params)).rows;
+          },
+          async copyIn(table, columns, text) {
+            statements++;
+            await tx.query(
+              `COPY ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) FROM '/dev/blob'`,
+              [],
+              { blob: new Blob([text]) },
+            );
           },
         }),
       );
