@@ -114,6 +114,12 @@ describe('architecture', () => {
     expect([...allowed.keys()].filter((edge) => !found.includes(edge))).toEqual([]);
   });
 
+  it('deletes no environment: execution records rely on it (migration 32 dropped their check)', () => {
+    const deleting = /DELETE\s+FROM\s+environments\b|TRUNCATE\s+(TABLE\s+)?environments\b/i;
+    const found = sourceFiles(src).filter((file) => deleting.test(readFileSync(file, 'utf8')));
+    expect(found.map((file) => path.relative(src, file))).toEqual([]);
+  });
+
   it('keeps HTTP servers and frameworks out of the services and the layers below', () => {
     // The services answer calls; which server received them is the interfaces' business (the
     // HTTP interface hosts the embedded emulators). The metrics registry can listen on a port of
