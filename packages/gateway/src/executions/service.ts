@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { Problem } from '../errors/problem.js';
 import { recordEvents } from '../events/outbox.js';
-import { type Database, ROW_CHECKS_PLANNED_ONCE } from '../store/db.js';
+import type { Database } from '../store/db.js';
 import {
   type ExecutionFilter,
   type ExecutionRow,
@@ -87,7 +87,6 @@ export class ExecutionService {
       // A failed call's event commits with its record (and only then).
       write: (batch) =>
         this.db.transaction(async (tx) => {
-          if (this.db.kind === 'pglite') await tx.query(ROW_CHECKS_PLANNED_ONCE);
           await insertExecutions(tx, batch);
           await recordEvents(
             this.db,

@@ -1,4 +1,4 @@
-import type { Queryable } from './db.js';
+import { type Queryable, ROW_CHECKS_PLANNED_ONCE } from './db.js';
 
 export interface ExecutionRow {
   id: string;
@@ -51,7 +51,7 @@ export async function findExecution(db: Queryable, id: string): Promise<Executio
  */
 export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
   if (!rows.length) return;
-  if (db.copyIn) return copyExecutions(db as Required<Queryable>, rows);
+  if (db.script) return copyExecutions(db as Required<Queryable>, rows);
   const batch = rows.map((row) => ({
     id: row.id,
     environment_id: row.environment_id,
@@ -135,19 +135,22 @@ const COPIED_COLUMNS = [
 ] as const satisfies readonly (keyof ExecutionRow)[];
 
 /**
- * The embedded store's way to write a batch, the same rows and rollup as the statement above: a
- * COPY, which its engine parses for about two thirds of the CPU of json_to_recordset (an execution
- * record cost 140 µs of PGlite's WebAssembly as JSON, 105 as COPY, measured in one run). There the
- * batch is alone on the store's one connection and written once (WriteBehind), so it needs no
- * ON CONFLICT; accounts deleted since the call are looked up first, and their records point to none.
+ * The embedded store's way to write a batch (in the recorder's transaction), the same rows and
+ * rollup as the statement above: a COPY, which its engine parses for about two thirds of the CPU of
+ * json_to_recordset (an execution record cost 140 µs of PGlite's WebAssembly as JSON, 105 as COPY,
+ * measured in one run), sent with the rollup in one exchange. There the batch is alone on the
+ * store's one connection and written once (WriteBehind), so it needs no ON CONFLICT; accounts
+ * deleted since the call are looked up first, and their records point to none.
  */
 async function copyExecutions(db: Required<Queryable>, rows: ExecutionRow[]): Promise<void> {
   const accountIds = [...new Set(rows.map((row) => row.account_id).filter((id) => id !== null))];
   const present = new Set(
     accountIds.length
       ? (
-          await db.query<{ id: string }>('SELECT id FROM connected_accounts WHERE id = ANY($1)', [accountIds])
-        ).map((row) => row.id)
+          await db.script<{ id: string }>(
+            `SELECT id FROM connected_accounts WHERE id IN (${accountIds.map(sqlText).join(', ')})`,
+          )
+        )[0]!.map((row) => row.id)
       : [],
   );
   let text = '';
@@ -177,19 +180,22 @@ async function copyExecutions(db: Required<Queryable>, rows: ExecutionRow[]): Pr
         count: 1,
       });
   }
-  await db.copyIn('executions', COPIED_COLUMNS, text);
-  await db.query(
-    `INSERT INTO execution_rollups AS r
+  // One exchange: the foreign-key checks planned once for the batch, the rows, their rollup.
+  const rollup = sqlText(JSON.stringify([...groups.values()]));
+  await db.script(
+    `${ROW_CHECKS_PLANNED_ONCE};
+     COPY executions (${COPIED_COLUMNS.join(', ')}) FROM '/dev/blob';
+     INSERT INTO execution_rollups AS r
        (environment_id, hour, tool_name, status, error_code, duration_bucket, count)
      SELECT g.environment_id, to_timestamp(g.hour::float8 / 1000), g.tool_name, g.status, g.error_code,
        ${DURATION_BUCKET('g.duration_ms')}, sum(g.count)
-     FROM json_to_recordset($1::json)
+     FROM json_to_recordset(${rollup}::json)
        AS g(environment_id text, hour bigint, tool_name text, status text, error_code text,
          duration_ms integer, count integer)
      GROUP BY 1, 2, 3, 4, 5, 6
      ON CONFLICT (environment_id, hour, tool_name, status, error_code, duration_bucket)
        DO UPDATE SET count = r.count + excluded.count`,
-    [JSON.stringify([...groups.values()])],
+    text,
   );
 }
 
@@ -204,6 +210,9 @@ interface RollupGroup {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** A string literal (standard_conforming_strings: only a quote needs doubling). */
+const sqlText = (value: string) => `'${value.replaceAll("'", "''")}'`;
 const COPY_SPECIAL = /[\\\n\r\t\0]/;
 // A NUL cannot be stored in text at all: dropped, as the JSON statement could not take it either.
 const COPY_ESCAPES: Record<string, string> = {
