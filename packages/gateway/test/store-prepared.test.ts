@@ -53,6 +53,20 @@ describe('prepared statements on the embedded store', () => {
     expect(await db.query('SELECT n FROM t WHERE id = $1', [null])).toEqual([]);
   });
 
+  it('reads answers from their bytes as PGlite does: any text, nulls, a repeated name, many rows', async () => {
+    const text = 'ünïcødé ✓ 😀 \\ "quoted" \n next line';
+    expect(await db.query('SELECT $1::text AS t, NULL::int AS n, 1 AS x, 2 AS x', [text])).toEqual([
+      { t: text, n: null, x: 2 },
+    ]);
+    const many = await db.query<{ i: number; s: string }>(
+      "SELECT i, repeat('é', i) AS s FROM generate_series(1, $1::int) AS i",
+      [500],
+    );
+    expect(many).toHaveLength(500);
+    expect(many[499]).toEqual({ i: 500, s: 'é'.repeat(500) });
+    expect(await db.query('SELECT 1 AS one WHERE false')).toEqual([]);
+  });
+
   it('plans each call with its own values (lists with optional filters plan badly without them)', async () => {
     expect(await db.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
   });
