@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../src/store/db.js';
+import { type Database, openDatabase, PLAN_ONCE } from '../src/store/db.js';
 
 /**
  * The embedded store prepares each statement once and binds it afterwards (store/pglite-prepared.ts):
@@ -79,6 +79,32 @@ describe('prepared statements on the embedded store', () => {
     await expect(db.query(insert, ['h'])).resolves.toEqual([]);
     await expect(db.query('SELECT n FROM t WHERE n = $1', ['not a number'])).rejects.toThrow(/integer/);
     await expect(db.query('SELECT count(*)::int AS c FROM t')).resolves.toEqual([{ c: 8 }]);
+  });
+
+  it('plans a PLAN_ONCE statement once for every call, and keeps the session planning per call', async () => {
+    const once = `${PLAN_ONCE}SELECT id, n FROM t WHERE n > $1 ORDER BY id LIMIT $2`;
+    expect(await db.query(once, [100, 2])).toEqual([
+      { id: 'e', n: 101 },
+      { id: 'f', n: 102 },
+    ]);
+    for (const [above, limit] of [
+      [97, 3],
+      [100, 10],
+      [0, 1],
+    ] as const) {
+      const plain = await db.query('SELECT id, n FROM t WHERE n > $1 ORDER BY id LIMIT $2', [above, limit]);
+      expect(await db.query(once, [above, limit])).toEqual(plain);
+    }
+    const plans = await db.query<{ generic_plans: number; custom_plans: number }>(
+      'SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE statement = $1',
+      [once],
+    );
+    expect(plans).toEqual([{ generic_plans: 4, custom_plans: 0 }]);
+    expect(await db.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+    // A failed call rolls its plan mode back with it.
+    await expect(db.query(`${PLAN_ONCE}SELECT 1 / $1::int AS x`, [0])).rejects.toThrow(/division by zero/);
+    expect(await db.query('SHOW plan_cache_mode')).toEqual([{ plan_cache_mode: 'force_custom_plan' }]);
+    expect(await db.query(`${PLAN_ONCE}SELECT 1 / $1::int AS x`, [1])).toEqual([{ x: 1 }]);
   });
 
   it('refuses a statement once the store is closed, saying so', async () => {

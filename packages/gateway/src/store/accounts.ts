@@ -1,5 +1,5 @@
 import type { McpServerRecord } from './connections.js';
-import type { Queryable } from './db.js';
+import { PLAN_ONCE, type Queryable } from './db.js';
 import { newId } from './ids.js';
 
 export type AccountStatus = 'PENDING_AUTH' | 'ACTIVE' | 'EXPIRED' | 'DISCONNECTED';
@@ -123,11 +123,8 @@ export async function listAccounts(
   environmentId: string,
   filter: AccountFilter,
 ): Promise<AccountWithConnection[]> {
-  return db.query<AccountWithConnection>(
-    `${SELECT_WITH_CONNECTION}
-     ${LIST_WHERE}`,
-    listParams(environmentId, filter),
-  );
+  const { where, params } = listQuery(environmentId, filter);
+  return db.query<AccountWithConnection>(`${SELECT_WITH_CONNECTION} ${where}`, params);
 }
 
 /**
@@ -142,36 +139,37 @@ export async function listAccountListings(
   environmentId: string,
   filter: AccountFilter,
 ): Promise<AccountListing[]> {
+  const { where, params } = listQuery(environmentId, filter);
   return db.query<AccountListing>(
-    `SELECT a.id, a.connection_id, a.identifier, a.status, a.status_reason, a.token_expires_at,
+    `${PLAN_ONCE}SELECT a.id, a.connection_id, a.identifier, a.status, a.status_reason, a.token_expires_at,
        to_json(a.scopes) AS scopes, a.provider_metadata, a.last_used_at, a.created_at, a.updated_at,
        c.name AS connection_name, c.provider
      FROM connected_accounts a JOIN connections c ON c.id = a.connection_id
-     ${LIST_WHERE}`,
-    listParams(environmentId, filter),
+     ${where}`,
+    params,
   );
 }
 
-const LIST_WHERE = `WHERE a.environment_id = $1
-       AND ($2::text IS NULL OR c.name = $2)
-       AND ($3::text IS NULL OR a.identifier = $3)
-       AND ($4::text IS NULL OR a.status = $4)
-       AND ($5::text IS NULL OR c.provider = $5)
-       AND ($6::text IS NULL OR a.id > $6)
-       AND ($8::text[] IS NULL OR c.name = ANY($8::text[]))
-     ORDER BY a.id LIMIT $7`;
-
-function listParams(environmentId: string, filter: AccountFilter): unknown[] {
-  return [
-    environmentId,
-    filter.connectionName ?? null,
-    filter.identifier ?? null,
-    filter.status ?? null,
-    filter.provider ?? null,
-    filter.after ?? null,
-    filter.limit,
-    filter.connectionNames ? [...filter.connectionNames] : null,
-  ];
+/**
+ * A page's WHERE with only the filters given: each combination is a statement of its own, whose
+ * one plan fits every call (PLAN_ONCE). Optional filters written as "$n IS NULL OR …" need a plan
+ * per call, made for its values; on the embedded store that planning was most of a page of 20.
+ */
+function listQuery(environmentId: string, filter: AccountFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [environmentId];
+  const conditions = ['a.environment_id = $1'];
+  const where = (condition: (param: string) => string, value: unknown) => {
+    params.push(value);
+    conditions.push(condition(`$${params.length}`));
+  };
+  if (filter.connectionName != null) where((p) => `c.name = ${p}`, filter.connectionName);
+  if (filter.identifier != null) where((p) => `a.identifier = ${p}`, filter.identifier);
+  if (filter.status != null) where((p) => `a.status = ${p}`, filter.status);
+  if (filter.provider != null) where((p) => `c.provider = ${p}`, filter.provider);
+  if (filter.after != null) where((p) => `a.id > ${p}`, filter.after);
+  if (filter.connectionNames) where((p) => `c.name = ANY(${p}::text[])`, [...filter.connectionNames]);
+  params.push(filter.limit);
+  return { where: `WHERE ${conditions.join(' AND ')} ORDER BY a.id LIMIT $${params.length}`, params };
 }
 
 /**

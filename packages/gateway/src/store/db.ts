@@ -20,6 +20,7 @@ import { preparedStatements } from './pglite-prepared.js';
 import { quoteIdent } from './quote.js';
 import { isEmptyDir, readStoreTemplate } from './template.js';
 
+export { PLAN_ONCE } from './pglite-prepared.js';
 export { quoteIdent };
 
 /** Anything that runs SQL: the database itself or an open transaction. */

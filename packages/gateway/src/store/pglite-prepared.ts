@@ -20,6 +20,17 @@ interface PgliteInternals {
   parsers: Record<number, (value: string, type: number) => unknown>;
 }
 
+/**
+ * Starts a statement that is to be planned once and its plan kept, whatever its values, where
+ * the embedded store plans every other statement per call (db.ts EMBEDDED_SETTINGS): for one
+ * whose every condition is always there (no "$n IS NULL OR …"), so that one plan fits all calls.
+ * Planning is most of a simple page's cost there, the sizes of each table and index it reads
+ * being asked of the file system every time. A comment, so PostgreSQL reads the statement as is.
+ */
+export const PLAN_ONCE = '/* plan once */ ';
+const GENERIC_PLANS = 'SET plan_cache_mode = force_generic_plan';
+const SESSION_PLANS = 'RESET plan_cache_mode';
+
 /** Statements kept prepared at most: the gateway has a few hundred distinct ones. */
 const MAX_PREPARED = 512;
 
@@ -72,6 +83,13 @@ export function preparedStatements(db: PGlite, pglite: Pick<PgliteModule, 'proto
       const rows = await inner._runExclusiveTransaction(() =>
         inner._runExclusiveQuery(async () => {
           const statement = prepared.get(sql) ?? (await prepare(sql));
+          const once = sql.startsWith(PLAN_ONCE);
+          // The plan mode set around the statement, in the exchange's one transaction: a failed
+          // statement rolls the SET back with it, so the session keeps its own mode either way.
+          const around = [];
+          if (once)
+            for (const mode of [GENERIC_PLANS, SESSION_PLANS])
+              around.push(prepared.get(mode) ?? (await prepare(mode)));
           const values = params.map((value, i) => {
             if (value === null || value === undefined) return null;
             const serializer = inner.serializers[statement.types[i]!];
@@ -80,17 +98,23 @@ export function preparedStatements(db: PGlite, pglite: Pick<PgliteModule, 'proto
           // The answer's bytes as the backend writes them (views of its memory, so copied), left
           // unparsed: execProtocolRaw would run PGlite's protocol parser over them all the same.
           const chunks: Uint8Array[] = [];
+          const run = (name: string) => [
+            serialize.bind({ statement: name, values: [] }),
+            serialize.execute({}),
+          ];
           await inner.execProtocolRawStream(
             concat([
+              ...(around[0] ? run(around[0].name) : []),
               serialize.bind({ statement: statement.name, values }),
               serialize.describe({ type: 'P' }),
               serialize.execute({}),
+              ...(around[1] ? run(around[1].name) : []),
               serialize.sync(),
             ]),
             { syncToFs: false, onRawData: (bytes) => chunks.push(bytes.slice()) },
           );
           const answer = chunks.length === 1 ? chunks[0]! : concat(chunks);
-          return readRows<R>(answer, inner.parsers, pglite.protocol.Parser);
+          return readRows<R>(answer, inner.parsers, pglite.protocol.Parser, once ? 1 : 0);
         }),
       );
       await db.syncToFs();
@@ -113,16 +137,21 @@ function readRows<R>(
   answer: Uint8Array,
   parsers: Parsers,
   ProtocolParser: PgliteModule['protocol']['Parser'],
+  /** Results before the statement's (the plan mode set before it). */
+  skip: number,
 ): R[] {
   const bytes = Buffer.from(answer.buffer, answer.byteOffset, answer.byteLength);
   const rows: R[] = [];
   let names: string[] = [];
   let columns: Array<{ parse: Parsers[number] | undefined; type: number }> = [];
-  let complete = false;
+  let completed = 0;
   for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) {
     const code = bytes[at];
     if (code === ERROR_RESPONSE) throw firstError(answer, ProtocolParser);
-    if (complete) continue;
+    if (completed !== skip) {
+      if (code === COMMAND_COMPLETE) completed++;
+      continue;
+    }
     if (code === ROW_DESCRIPTION) {
       let p = at + 5;
       const count = bytes.readInt16BE(p);
@@ -156,8 +185,8 @@ function readRows<R>(
       }
       rows.push(row as R);
     } else if (code === COMMAND_COMPLETE) {
-      // One statement per exchange: the first result set is the answer (as parseResults()[0]).
-      complete = true;
+      // The statement's result set is the answer (as parseResults()[0] for it alone).
+      completed++;
     }
   }
   return rows;
