@@ -47,7 +47,8 @@ export async function findExecution(db: Queryable, id: string): Promise<Executio
  * dashboard's statistics read in the same statement: only rows actually inserted are counted, so a
  * retried batch is not counted twice. The batch travels as one JSON document: one native
  * JSON.stringify instead of 21 arrays each driver spelled out as array literals element by element
- * (a third of the gateway's CPU per row on PostgreSQL, a fifth of the embedded store's).
+ * (a third of the gateway's CPU per row on PostgreSQL). In the embedded store's transactions the
+ * batch goes as COPY instead (copyExecutions, below).
  */
 export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Promise<void> {
   if (!rows.length) return;
@@ -64,8 +65,7 @@ export async function insertExecutions(db: Queryable, rows: ExecutionRow[]): Pro
     error_code: row.error_code,
     upstream_calls: row.upstream_calls,
     duration_ms: row.duration_ms,
-    // Epoch milliseconds: a Date costs JSON.stringify a toJSON call each, and timestamptz's text
-    // parser is the slowest of the columns' on the embedded store (to_timestamp takes a number).
+    // Epoch milliseconds: a Date would cost JSON.stringify a toJSON call each.
     started_at: row.started_at.getTime(),
     finished_at: row.finished_at.getTime(),
     error_detail: row.error_detail ?? null,
